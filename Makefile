@@ -1,0 +1,37 @@
+# Two commands for a newcomer: `make demo` and `make test`. Everything else is a detail.
+BUILD    ?= build
+PREFIX   ?= /usr/local
+JOBS     ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+.PHONY: all deps build test unit conformance demo install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Every test: unit tests, then the conformance suites (root) against the built binary.
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure
+
+unit: build
+	ctest --test-dir $(BUILD) --output-on-failure -R '^unit\.'
+
+conformance: build
+	ctest --test-dir $(BUILD) --output-on-failure -R '^conformance\.'
+
+demo: build
+	@scripts/demo.sh $(BUILD)/sharness-runtime
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,276 @@
+#include "base/json.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace sh::json {
+
+namespace {
+const char* type_name(yajl_val v) {
+  if (!v || YAJL_IS_NULL(v)) return "null";
+  if (YAJL_IS_OBJECT(v)) return "an object";
+  if (YAJL_IS_ARRAY(v)) return "an array";
+  if (YAJL_IS_STRING(v)) return "a string";
+  if (YAJL_IS_NUMBER(v)) return "a number";
+  return "a boolean";
+}
+}  // namespace
+
+std::unexpected<Error> Value::error(std::string_view what) const {
+  return fail(path_ + " " + std::string(what));
+}
+
+std::string Value::child_path(std::string_view key) const {
+  // Root path is "origin:"; children are "origin: a.b.c".
+  if (!path_.empty() && path_.back() == ':') return path_ + " " + std::string(key);
+  return path_ + "." + std::string(key);
+}
+
+std::string Value::item_path(size_t i) const { return path_ + "[" + std::to_string(i) + "]"; }
+
+Result<std::string> Value::as_string() const {
+  if (!is_string()) return error(std::string(": expected a string, got ") + type_name(v_));
+  return std::string(YAJL_GET_STRING(v_));
+}
+
+Result<bool> Value::as_bool() const {
+  if (!is_bool()) return error(std::string(": expected a boolean, got ") + type_name(v_));
+  return YAJL_IS_TRUE(v_);
+}
+
+Result<int64_t> Value::as_int() const {
+  if (!is_number() || !YAJL_IS_INTEGER(v_)) {
+    if (is_number()) return error(": expected an integer, got " + std::string(YAJL_GET_NUMBER(v_)));
+    return error(std::string(": expected an integer, got ") + type_name(v_));
+  }
+  return int64_t(YAJL_GET_INTEGER(v_));
+}
+
+Result<uint64_t> Value::as_uint() const {
+  if (!is_number()) return error(std::string(": expected an integer, got ") + type_name(v_));
+  if (YAJL_IS_INTEGER(v_)) {
+    long long i = YAJL_GET_INTEGER(v_);
+    if (i < 0) return error(": expected a non-negative integer, got " + std::to_string(i));
+    return uint64_t(i);
+  }
+  // yajl only keeps int64; larger integers arrive as text we parse ourselves.
+  const char* s = YAJL_GET_NUMBER(v_);
+  if (s && *s && std::strspn(s, "0123456789") == std::strlen(s)) {
+    errno = 0;
+    char* end = nullptr;
+    unsigned long long u = std::strtoull(s, &end, 10);
+    if (errno == 0 && end && *end == 0) return uint64_t(u);
+  }
+  return error(": expected a non-negative integer, got " + std::string(s ? s : "?"));
+}
+
+Result<double> Value::as_double() const {
+  if (!is_number() || !YAJL_IS_DOUBLE(v_)) {
+    if (is_number() && YAJL_IS_INTEGER(v_)) return double(YAJL_GET_INTEGER(v_));
+    return error(std::string(": expected a number, got ") + type_name(v_));
+  }
+  return YAJL_GET_DOUBLE(v_);
+}
+
+Result<int64_t> Value::as_int_in(int64_t lo, int64_t hi) const {
+  int64_t v = TRY(as_int());
+  if (v < lo || v > hi)
+    return error(": " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+std::optional<Value> Value::get(std::string_view key) const {
+  if (!is_object()) return std::nullopt;
+  size_t n = v_->u.object.len;
+  for (size_t i = 0; i < n; ++i) {
+    const char* k = v_->u.object.keys[i];
+    if (key.size() == std::strlen(k) && std::memcmp(k, key.data(), key.size()) == 0)
+      return Value(v_->u.object.values[i], child_path(key));
+  }
+  return std::nullopt;
+}
+
+Result<void> Value::expect_object() const {
+  if (!is_object()) return error(std::string(": expected an object, got ") + type_name(v_));
+  return {};
+}
+
+Result<void> Value::expect_array() const {
+  if (!is_array()) return error(std::string(": expected an array, got ") + type_name(v_));
+  return {};
+}
+
+Result<void> Value::only_keys(std::initializer_list<std::string_view> allowed) const {
+  TRYV(expect_object());
+  for (size_t i = 0; i < v_->u.object.len; ++i) {
+    std::string_view k = v_->u.object.keys[i];
+    bool ok = false;
+    for (auto a : allowed) ok = ok || a == k;
+    if (!ok) return fail(child_path(k) + ": unknown key");
+  }
+  return {};
+}
+
+Result<void> Value::each_member(const std::function<Result<void>(std::string_view, const Value&)>& f) const {
+  TRYV(expect_object());
+  for (size_t i = 0; i < v_->u.object.len; ++i) {
+    const char* k = v_->u.object.keys[i];
+    TRYV(f(k, Value(v_->u.object.values[i], child_path(k))));
+  }
+  return {};
+}
+
+Result<void> Value::each_item(const std::function<Result<void>(size_t, const Value&)>& f) const {
+  TRYV(expect_array());
+  for (size_t i = 0; i < v_->u.array.len; ++i) TRYV(f(i, Value(v_->u.array.values[i], item_path(i))));
+  return {};
+}
+
+size_t Value::size() const {
+  if (is_object()) return v_->u.object.len;
+  if (is_array()) return v_->u.array.len;
+  return 0;
+}
+
+Result<void> Value::opt(std::string_view key, std::string& out) const {
+  auto v = get(key);
+  if (v && !v->is_null()) out = TRY(v->as_string());
+  return {};
+}
+Result<void> Value::opt(std::string_view key, bool& out) const {
+  auto v = get(key);
+  if (v && !v->is_null()) out = TRY(v->as_bool());
+  return {};
+}
+Result<void> Value::opt(std::string_view key, std::optional<std::string>& out) const {
+  auto v = get(key);
+  if (v && !v->is_null()) out = TRY(v->as_string());
+  return {};
+}
+Result<void> Value::opt(std::string_view key, std::optional<bool>& out) const {
+  auto v = get(key);
+  if (v && !v->is_null()) out = TRY(v->as_bool());
+  return {};
+}
+Result<void> Value::opt(std::string_view key, std::optional<int64_t>& out) const {
+  auto v = get(key);
+  if (v && !v->is_null()) out = TRY(v->as_int());
+  return {};
+}
+Result<void> Value::opt(std::string_view key, std::optional<uint64_t>& out) const {
+  auto v = get(key);
+  if (v && !v->is_null()) out = TRY(v->as_uint());
+  return {};
+}
+Result<void> Value::opt(std::string_view key, std::vector<std::string>& out) const {
+  auto v = get(key);
+  if (!v || v->is_null()) return {};
+  out.clear();
+  return v->each_item([&](size_t, const Value& it) -> Result<void> {
+    out.push_back(TRY(it.as_string()));
+    return {};
+  });
+}
+
+Result<Value> Value::need(std::string_view key) const {
+  TRYV(expect_object());
+  auto v = get(key);
+  if (!v || v->is_null()) return fail(child_path(key) + ": required");
+  return *v;
+}
+
+Result<Document> Document::parse(std::string_view text, std::string origin) {
+  // yajl wants a NUL-terminated buffer; refuse embedded NULs rather than truncate.
+  std::string buf(text);
+  if (buf.find('\0') != std::string::npos) return fail(origin + ": invalid JSON: contains a NUL byte");
+  char err[512] = {0};
+  yajl_val v = yajl_tree_parse(buf.c_str(), err, sizeof err);
+  if (!v) {
+    std::string e = err;
+    while (!e.empty() && (e.back() == '\n' || e.back() == ' ')) e.pop_back();
+    for (auto& c : e)
+      if (c == '\n') c = ' ';
+    return fail(origin + ": invalid JSON: " + (e.empty() ? "unknown error" : e));
+  }
+  Document d;
+  d.tree_.reset(v);
+  d.origin_ = std::move(origin);
+  return d;
+}
+
+Writer::Writer(bool pretty) : g_(yajl_gen_alloc(nullptr)) {
+  if (pretty) {
+    yajl_gen_config(g_, yajl_gen_beautify, 1);
+    yajl_gen_config(g_, yajl_gen_indent_string, "\t");
+  }
+  yajl_gen_config(g_, yajl_gen_validate_utf8, 0);
+}
+Writer::~Writer() { yajl_gen_free(g_); }
+
+Writer& Writer::begin_object() { yajl_gen_map_open(g_); return *this; }
+Writer& Writer::end_object() { yajl_gen_map_close(g_); return *this; }
+Writer& Writer::begin_array() { yajl_gen_array_open(g_); return *this; }
+Writer& Writer::end_array() { yajl_gen_array_close(g_); return *this; }
+Writer& Writer::key(std::string_view k) { return string(k); }
+Writer& Writer::string(std::string_view s) {
+  yajl_gen_string(g_, reinterpret_cast<const unsigned char*>(s.data()), s.size());
+  return *this;
+}
+Writer& Writer::integer(long long v) { yajl_gen_integer(g_, v); return *this; }
+Writer& Writer::uinteger(unsigned long long v) {
+  if (v <= (unsigned long long)std::numeric_limits<long long>::max()) {
+    yajl_gen_integer(g_, (long long)v);
+  } else {
+    std::string s = std::to_string(v);
+    yajl_gen_number(g_, s.c_str(), s.size());
+  }
+  return *this;
+}
+Writer& Writer::number(double v) { yajl_gen_double(g_, v); return *this; }
+Writer& Writer::boolean(bool b) { yajl_gen_bool(g_, b); return *this; }
+Writer& Writer::null() { yajl_gen_null(g_); return *this; }
+
+Writer& Writer::value(yajl_val v) {
+  if (!v || YAJL_IS_NULL(v)) return null();
+  if (YAJL_IS_STRING(v)) return string(YAJL_GET_STRING(v));
+  if (YAJL_IS_NUMBER(v)) {
+    const char* s = YAJL_GET_NUMBER(v);
+    yajl_gen_number(g_, s, std::strlen(s));
+    return *this;
+  }
+  if (YAJL_IS_TRUE(v)) return boolean(true);
+  if (YAJL_IS_FALSE(v)) return boolean(false);
+  if (YAJL_IS_ARRAY(v)) {
+    begin_array();
+    for (size_t i = 0; i < v->u.array.len; ++i) value(v->u.array.values[i]);
+    return end_array();
+  }
+  begin_object();
+  for (size_t i = 0; i < v->u.object.len; ++i) {
+    key(v->u.object.keys[i]);
+    value(v->u.object.values[i]);
+  }
+  return end_object();
+}
+
+Writer& Writer::kv(std::string_view k, const std::vector<std::string>& v) {
+  key(k).begin_array();
+  for (auto& s : v) string(s);
+  return end_array();
+}
+
+std::string Writer::str() const {
+  const unsigned char* buf = nullptr;
+  size_t len = 0;
+  yajl_gen_get_buf(g_, &buf, &len);
+  return std::string(reinterpret_cast<const char*>(buf), len);
+}
+
+std::string quote(std::string_view s) {
+  Writer w;
+  w.string(s);
+  return w.str();
+}
+
+}  // namespace sh::json

@@ -1,0 +1,15 @@
+// OCI hooks: run each in order with the state JSON on stdin, its args/env, and its timeout.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+
+namespace sh::hooks {
+
+// Run hooks of one kind in order; the first failure stops and is returned as
+// "<kind> hook <path>: exited with status N: <stderr tail>" (or killed by timeout).
+Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json);
+
+}  // namespace sh::hooks

@@ -1,0 +1,23 @@
+// Capabilities with libcap: names to numbers, and applying the five sets. Only the sets the
+// config lists are granted; inheritable and ambient stay empty unless asked (DESIGN.md §6.5).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+
+namespace sh::caps {
+
+// "CAP_KILL" -> 5. Unknown names: error naming the capability.
+Result<int> parse(const std::string& name);
+// Names unknown to this kernel (newer than cap_max_bits) are dropped with a warning, as runc does.
+Result<std::vector<int>> parse_list(const std::vector<std::string>& names, const std::string& what);
+
+// Drop from the bounding set everything not in `bounding`. Needs CAP_SETPCAP: call before setuid.
+Result<void> apply_bounding(const oci::Capabilities& c);
+// Set effective/permitted/inheritable, then ambient. Call after the uid change
+// (with PR_SET_KEEPCAPS kept across it).
+Result<void> apply_sets(const oci::Capabilities& c);
+
+}  // namespace sh::caps

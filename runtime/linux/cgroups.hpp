@@ -1,0 +1,84 @@
+// Container cgroups, v1 and v2 (and hybrid: v1 controllers for everything v1 has, plus
+// the cgroup2 hierarchy at /sys/fs/cgroup/unified for what only it carries, as runc does).
+// A Cgroup names the container's directory in every hierarchy it uses.
+#pragma once
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+
+namespace sh::cgroups {
+
+enum class Mode { v1, v2, hybrid };
+
+// What this host mounts where. Detected from /proc/self/mountinfo (cached per process).
+struct Layout {
+  Mode mode = Mode::v2;
+  std::string unified_mount;                      // cgroup2 mount point, may be empty on pure v1
+  std::map<std::string, std::string> v1_mounts;   // controller ("memory", "name=systemd") -> mount point
+  std::vector<std::string> v2_controllers;        // controllers enabled in the unified root
+};
+Result<Layout> detect_layout();
+
+// Turn OCI cgroupsPath into a path relative to each hierarchy root, e.g. "/sharness/<id>".
+// Empty -> "/sharness/<id>". With systemd_cgroup and "slice:prefix:name", map to
+// "<slice>/<prefix>-<name>.scope" (there is no systemd here to ask).
+// Refuses paths containing ".." components.
+Result<std::string> resolve_path(const std::optional<std::string>& cgroups_path, const std::string& id,
+                                 bool systemd_cgroup);
+
+// The container's cgroup. Persisted in the state as (mode, relative path).
+class Cgroup {
+ public:
+  Cgroup() = default;
+  Cgroup(Layout layout, std::string rel_path) : layout_(std::move(layout)), path_(std::move(rel_path)) {}
+
+  const std::string& path() const { return path_; }
+  const Layout& layout() const { return layout_; }
+
+  // mkdir -p in every hierarchy; apply resources (memory, cpu, cpuset, pids, blkio,
+  // hugetlb, devices allow/deny list, net_cls/net_prio, unified). Errors name the file.
+  Result<void> create(const oci::Resources* res);
+  // Move a process into the cgroup in every hierarchy.
+  Result<void> add_pid(pid_t pid) const;
+  // Apply a resources update (the `update` command) to an existing cgroup.
+  Result<void> update(const oci::Resources& res) const;
+  // Freeze/thaw (v1 freezer.state, v2 cgroup.freeze), waiting until it took effect.
+  Result<void> freeze(bool frozen) const;
+  Result<bool> is_frozen() const;
+  // Host pids in the cgroup (cgroup.procs of one hierarchy).
+  Result<std::vector<pid_t>> pids() const;
+  // SIGKILL everything inside, wait for it to go, rmdir in every hierarchy (deepest first).
+  // Missing directories are not an error.
+  Result<void> destroy() const;
+  // Path of the container's dir in the hierarchy holding `controller` ("" for v2 unified).
+  std::string dir_for(const std::string& controller) const;
+  // The v2 dir fd for clone3(CLONE_INTO_CGROUP), -1 when not pure v2.
+  Result<int> open_v2_dir() const;
+
+  // Stats for `events --stats`: memory usage/limit, pids current/limit, cpu usage.
+  struct Stats {
+    uint64_t memory_usage = 0, memory_limit = 0, memory_max_usage = 0;
+    uint64_t pids_current = 0, pids_limit = 0;
+    uint64_t cpu_usage_ns = 0;
+    uint64_t oom_kills = 0;
+  };
+  Result<Stats> stats() const;
+
+ private:
+  Layout layout_;
+  std::string path_;
+};
+
+// Helpers exposed for unit tests.
+std::string mode_name(Mode m);
+// Convert cpu.shares (2..262144) to cgroup v2 cpu.weight (1..10000), as runc does.
+uint64_t shares_to_weight(uint64_t shares);
+// The v1 devices list entry ("c 1:3 rwm", "a *:* rwm").
+std::string device_rule_string(const oci::DeviceRule& r);
+
+}  // namespace sh::cgroups

@@ -1,0 +1,41 @@
+// The container's filesystem, set up inside its new mount namespace by init:
+// propagation, the rootfs bind, every configured mount (safely: destinations resolved
+// inside the rootfs with openat2(RESOLVE_IN_ROOT), mounted by fd), default and
+// configured devices, /dev symlinks, devpts/ptmx, pivot_root (or MS_MOVE+chroot with
+// --no-pivot), then masked and read-only paths and a read-only root.
+#pragma once
+#include <string>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+#include "oci/config.hpp"
+
+namespace sh::rootfs {
+
+struct Options {
+  std::string rootfs;        // absolute host path of the rootfs
+  bool no_pivot = false;
+  bool in_user_namespace = false;  // devices cannot be mknod'ed: bind-mount them from the host
+  bool new_mount_ns = true;
+};
+
+// Stage 1 (before pivot_root, in the new mount namespace): propagation, rootfs bind,
+// mounts, devices, /dev symlinks. The returned fd is the rootfs directory.
+Result<Fd> prepare(const oci::Config& c, const Options& o);
+// Stage 2: pivot_root into the rootfs (or move + chroot), chdir("/").
+Result<void> pivot(const oci::Config& c, const Options& o, int rootfs_fd);
+// Stage 3 (after pivot): maskedPaths, readonlyPaths, read-only root, final propagation.
+Result<void> finalize(const oci::Config& c, const Options& o);
+
+// Parse mount options into flags, propagation flags, recursive attrs and data, for units.
+struct MountFlags {
+  unsigned long flags = 0;          // MS_*
+  unsigned long propagation = 0;    // MS_SHARED / MS_SLAVE / MS_PRIVATE / MS_UNBINDABLE (+MS_REC)
+  uint64_t attr_set = 0, attr_clr = 0;  // MOUNT_ATTR_* for rro/rnosuid/... (recursive)
+  bool recursive_attrs = false;
+  std::string data;                 // comma-joined options the kernel gets as data
+  bool idmap = false, ridmap = false;
+};
+MountFlags parse_mount_options(const std::vector<std::string>& options);
+
+}  // namespace sh::rootfs

@@ -1,0 +1,42 @@
+// seccomp from the config's linux.seccomp, through libseccomp: every action
+// (SCMP_ACT_KILL, KILL_PROCESS, KILL_THREAD, TRAP, ERRNO, TRACE, ALLOW, LOG, NOTIFY),
+// every flag (SECCOMP_FILTER_FLAG_LOG, SPEC_ALLOW, WAIT_KILLABLE_RECV), argument conditions
+// with every operator, architectures. Compiling is split from loading so that every error
+// surfaces at `create`, while loading happens as the last step before execve.
+#pragma once
+#include <seccomp.h>
+
+#include <memory>
+#include <string>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+#include "oci/config.hpp"
+
+namespace sh::seccomp {
+
+class Filter {
+ public:
+  Filter() = default;
+  // Build from the config section. Unknown syscall names are skipped with a debug log
+  // (as runc does, so profiles work across kernels); unknown actions/ops/flags/archs are errors.
+  static Result<Filter> compile(const oci::Seccomp& s);
+  // Load into the calling thread. Sets no_new_privs only if asked by caller separately.
+  // With a listenerPath (SCMP_ACT_NOTIFY), returns the notify fd (else an empty Fd).
+  Result<Fd> load() const;
+  bool empty() const { return !ctx_; }
+
+ private:
+  struct Release {
+    void operator()(void* c) const { seccomp_release(c); }
+  };
+  std::shared_ptr<void> ctx_;
+  bool notify_ = false;
+};
+
+// Helpers exposed for unit tests.
+Result<uint32_t> parse_action(const std::string& name, std::optional<uint32_t> errno_ret);
+Result<enum scmp_compare> parse_op(const std::string& name);
+Result<uint32_t> parse_arch(const std::string& name);
+
+}  // namespace sh::seccomp

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install the Debian packages the build, the tests and the demo need, only those missing.
+set -euo pipefail
+pkgs=(g++ cmake make pkg-config libseccomp-dev libcap-dev libyajl-dev libmnl-dev libssl-dev
+      libboost-test-dev busybox-static iproute2 procps util-linux)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
