@@ -13,6 +13,10 @@ namespace sh::caps {
 Result<int> parse(const std::string& name);
 // Names unknown to this kernel (newer than cap_max_bits) are dropped with a warning, as runc does.
 Result<std::vector<int>> parse_list(const std::vector<std::string>& names, const std::string& what);
+// The kernel's highest capability number (/proc/sys/kernel/cap_last_cap, read once).
+int last_cap();
+// 5 -> "CAP_KILL" (upper case, as configs spell it).
+std::string name(int cap);
 
 // Drop from the bounding set everything not in `bounding`. Needs CAP_SETPCAP: call before setuid.
 Result<void> apply_bounding(const oci::Capabilities& c);

@@ -1,0 +1,144 @@
+#include "runtime/linux/capabilities.hpp"
+
+#include <fcntl.h>
+#include <strings.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+
+namespace sh::caps {
+namespace {
+
+struct CapFree {
+  void operator()(void* p) const { cap_free(p); }
+};
+using CapPtr = std::unique_ptr<std::remove_pointer_t<cap_t>, CapFree>;
+
+int read_last_cap() {
+  auto text = read_file("/proc/sys/kernel/cap_last_cap", 64);
+  if (text) {
+    try {
+      return std::stoi(*text);
+    } catch (...) {
+    }
+  }
+  // No procfs (or garbage): trust what libcap knows about the running kernel.
+  return int(cap_max_bits()) - 1;
+}
+
+// cap_from_name stops at the first character that is not a letter or '_' and accepts
+// numbers, so "CAP_KILL,x" or "5" would pass: accept only whole names.
+bool well_formed(const std::string& s) {
+  if (s.size() <= 4 || strncasecmp(s.c_str(), "cap_", 4) != 0) return false;
+  return std::ranges::all_of(s, [](unsigned char c) { return std::isalpha(c) || c == '_'; });
+}
+
+bool contains(const std::vector<int>& v, int cap) { return std::ranges::find(v, cap) != v.end(); }
+
+Result<std::vector<int>> parse_opt(const std::optional<std::vector<std::string>>& names, const std::string& what) {
+  if (!names) return std::vector<int>{};  // absent == empty
+  return parse_list(*names, what);
+}
+
+Result<void> set_flag(cap_t c, cap_flag_t flag, const std::vector<int>& caps, const char* what) {
+  if (caps.empty()) return {};
+  std::vector<cap_value_t> vals(caps.begin(), caps.end());
+  if (cap_set_flag(c, flag, int(vals.size()), vals.data(), CAP_SET) < 0) return sys_error(std::string("set ") + what);
+  return {};
+}
+
+Result<void> apply_ambient(const std::vector<int>& ambient, const std::vector<int>& permitted,
+                           const std::vector<int>& inheritable) {
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0) {
+    // Kernels before 4.3 have no ambient set: fine as long as none is asked for.
+    if (errno != EINVAL || !ambient.empty()) return sys_error("clear the ambient set");
+  }
+  for (int cap : ambient) {
+    // The kernel says only EPERM; say which rule is broken.
+    if (!contains(permitted, cap) || !contains(inheritable, cap))
+      return fail("process.capabilities.ambient: " + name(cap) + " must also be in permitted and inheritable");
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+      return sys_error("raise " + name(cap) + " in the ambient set");
+  }
+  return {};
+}
+
+}  // namespace
+
+int last_cap() {
+  static const int last = read_last_cap();
+  return last;
+}
+
+std::string name(int cap) {
+  char* n = cap_to_name(cap_value_t(cap));
+  if (!n) return "capability " + std::to_string(cap);
+  std::string out(n);
+  cap_free(n);
+  std::ranges::transform(out, out.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  return out;
+}
+
+Result<int> parse(const std::string& cap_name) {
+  cap_value_t v = 0;
+  if (!well_formed(cap_name) || cap_from_name(cap_name.c_str(), &v) < 0)
+    return fail("unknown capability \"" + cap_name + "\"");
+  return int(v);
+}
+
+Result<std::vector<int>> parse_list(const std::vector<std::string>& names, const std::string& what) {
+  std::vector<int> out;
+  for (const auto& n : names) {
+    int cap = TRYC(what, parse(n));
+    if (cap > last_cap()) {
+      log::warn(what + ": " + n + " is not supported by this kernel (last capability " + std::to_string(last_cap()) +
+                "), ignored");
+      continue;
+    }
+    if (!contains(out, cap)) out.push_back(cap);
+  }
+  return out;
+}
+
+Result<void> apply_bounding(const oci::Capabilities& c) {
+  if (!c.bounding) return {};
+  auto keep = TRY(parse_list(*c.bounding, "process.capabilities.bounding"));
+  for (int cap = 0; cap <= last_cap(); ++cap) {
+    if (contains(keep, cap)) continue;
+    // Skip caps already gone so that an already-reduced set needs no CAP_SETPCAP.
+    if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 0) continue;
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) return sys_error("drop " + name(cap) + " from the bounding set");
+  }
+  return {};
+}
+
+Result<void> apply_sets(const oci::Capabilities& c) {
+  auto eff = TRY(parse_opt(c.effective, "process.capabilities.effective"));
+  auto prm = TRY(parse_opt(c.permitted, "process.capabilities.permitted"));
+  auto inh = TRY(parse_opt(c.inheritable, "process.capabilities.inheritable"));
+  auto amb = TRY(parse_opt(c.ambient, "process.capabilities.ambient"));
+  for (int cap : eff)
+    if (!contains(prm, cap))
+      return fail("process.capabilities.effective: " + name(cap) + " must also be in permitted");
+
+  CapPtr caps(cap_init());
+  if (!caps) return sys_error("cap_init");
+  TRYV(set_flag(caps.get(), CAP_EFFECTIVE, eff, "effective capabilities"));
+  TRYV(set_flag(caps.get(), CAP_PERMITTED, prm, "permitted capabilities"));
+  TRYV(set_flag(caps.get(), CAP_INHERITABLE, inh, "inheritable capabilities"));
+  if (cap_set_proc(caps.get()) < 0) {
+    char* text = cap_to_text(caps.get(), nullptr);
+    std::string desc = text ? text : "?";
+    if (text) cap_free(text);
+    return sys_error("set capabilities (" + desc + ")");
+  }
+  return apply_ambient(amb, prm, inh);
+}
+
+}  // namespace sh::caps

@@ -1,0 +1,228 @@
+#define BOOST_TEST_MODULE capabilities
+#include <boost/test/unit_test.hpp>
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/process_attrs.hpp"
+
+using namespace sh;
+
+namespace {
+
+struct ChildResult {
+  int status = -1;
+  std::string report;  // "" when the child's checks passed
+};
+
+// Capability changes are one-way: make them in a forked child.
+ChildResult in_child(const std::function<std::string()>& fn) {
+  int p[2];
+  BOOST_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+  pid_t pid = fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(p[0]);
+    // Never let the child unwind into Boost: it would go on running the other tests.
+    try {
+      std::string r = fn();
+      if (write(p[1], r.data(), r.size()) < 0) _exit(3);
+    } catch (...) {
+      _exit(4);
+    }
+    _exit(0);
+  }
+  close(p[1]);
+  ChildResult out;
+  char buf[1024];
+  ssize_t n;
+  while ((n = read(p[0], buf, sizeof buf)) > 0) out.report.append(buf, size_t(n));
+  close(p[0]);
+  waitpid(pid, &out.status, 0);
+  return out;
+}
+
+void expect_ok(const ChildResult& r) {
+  BOOST_TEST(WIFEXITED(r.status));
+  BOOST_TEST(r.report == "");
+}
+
+// A line of /proc/self/status, e.g. "CapBnd" -> its hex mask.
+uint64_t status_mask(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + ":", 0) == 0) return std::stoull(line.substr(key.size() + 1), nullptr, 16);
+  return ~0ULL;
+}
+
+std::string check_mask(const std::string& key, uint64_t want) {
+  uint64_t got = status_mask(key);
+  if (got == want) return "";
+  std::ostringstream o;
+  o << key << " is " << std::hex << got << ", wanted " << want << "; ";
+  return o.str();
+}
+
+bool root_with_setpcap() {
+  return geteuid() == 0 && (status_mask("CapEff") & (1ULL << CAP_SETPCAP)) != 0;
+}
+
+constexpr uint64_t bit(int cap) { return 1ULL << cap; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(parse_names) {
+  BOOST_TEST(*caps::parse("CAP_KILL") == CAP_KILL);
+  BOOST_TEST(*caps::parse("cap_kill") == CAP_KILL);
+  BOOST_TEST(*caps::parse("Cap_Net_Raw") == CAP_NET_RAW);
+  BOOST_TEST(*caps::parse("CAP_CHOWN") == CAP_CHOWN);
+  BOOST_TEST(*caps::parse("CAP_SYS_ADMIN") == CAP_SYS_ADMIN);
+  BOOST_TEST(*caps::parse("CAP_BPF") == 39);
+  for (const char* bad : {"CAP_FOO", "KILL", "5", "CAP_KILL2", "CAP_KILL,CAP_CHOWN", "", "CAP_"}) {
+    auto r = caps::parse(bad);
+    BOOST_TEST(!r, bad);
+    if (!r) BOOST_TEST(r.error().what() == std::string("unknown capability \"") + bad + "\"");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(names_round_trip) {
+  BOOST_TEST(caps::name(CAP_KILL) == "CAP_KILL");
+  BOOST_TEST(caps::name(CAP_NET_BIND_SERVICE) == "CAP_NET_BIND_SERVICE");
+  BOOST_TEST(caps::last_cap() >= CAP_AUDIT_READ);
+}
+
+BOOST_AUTO_TEST_CASE(parse_list_names_the_field) {
+  auto l = caps::parse_list({"CAP_KILL", "cap_chown", "CAP_KILL"}, "process.capabilities.bounding");
+  BOOST_REQUIRE(l);
+  BOOST_TEST((*l == std::vector<int>{CAP_KILL, CAP_CHOWN}));
+  auto bad = caps::parse_list({"CAP_KILL", "CAP_NOPE"}, "process.capabilities.bounding");
+  BOOST_REQUIRE(!bad);
+  BOOST_TEST(bad.error().what() == "process.capabilities.bounding: unknown capability \"CAP_NOPE\"");
+}
+
+BOOST_AUTO_TEST_CASE(absent_bounding_leaves_the_set) {
+  uint64_t before = status_mask("CapBnd");
+  BOOST_TEST(caps::apply_bounding(oci::Capabilities{}).has_value());
+  BOOST_TEST(status_mask("CapBnd") == before);
+}
+
+BOOST_AUTO_TEST_CASE(bounding_drops_what_is_not_listed) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  expect_ok(in_child([] {
+    uint64_t before = status_mask("CapBnd");
+    oci::Capabilities c;
+    c.bounding.emplace();
+    for (int cap = 0; cap <= caps::last_cap(); ++cap)
+      if (cap != CAP_NET_RAW) c.bounding->push_back(caps::name(cap));
+    auto r = caps::apply_bounding(c);
+    if (!r) return r.error().what();
+    return check_mask("CapBnd", before & ~bit(CAP_NET_RAW));
+  }));
+}
+
+BOOST_AUTO_TEST_CASE(bounding_to_a_short_list) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  expect_ok(in_child([] {
+    oci::Capabilities c;
+    c.bounding = std::vector<std::string>{"CAP_KILL", "CAP_CHOWN", "CAP_SETPCAP"};
+    auto r = caps::apply_bounding(c);
+    if (!r) return r.error().what();
+    // Applying again needs nothing more (already-dropped caps are skipped).
+    c.bounding = std::vector<std::string>{"CAP_KILL", "CAP_CHOWN"};
+    r = caps::apply_bounding(c);
+    if (!r) return r.error().what();
+    return check_mask("CapBnd", bit(CAP_KILL) | bit(CAP_CHOWN));
+  }));
+}
+
+BOOST_AUTO_TEST_CASE(sets_and_ambient) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  expect_ok(in_child([] {
+    oci::Capabilities c;
+    c.effective = std::vector<std::string>{"CAP_KILL", "CAP_NET_BIND_SERVICE"};
+    c.permitted = std::vector<std::string>{"CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_CHOWN"};
+    c.inheritable = std::vector<std::string>{"CAP_KILL"};
+    c.ambient = std::vector<std::string>{"cap_kill"};
+    auto r = caps::apply_sets(c);
+    if (!r) return r.error().what();
+    return check_mask("CapEff", bit(CAP_KILL) | bit(CAP_NET_BIND_SERVICE)) +
+           check_mask("CapPrm", bit(CAP_KILL) | bit(CAP_NET_BIND_SERVICE) | bit(CAP_CHOWN)) +
+           check_mask("CapInh", bit(CAP_KILL)) + check_mask("CapAmb", bit(CAP_KILL));
+  }));
+}
+
+BOOST_AUTO_TEST_CASE(absent_sets_are_empty) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  expect_ok(in_child([] {
+    auto r = caps::apply_sets(oci::Capabilities{});
+    if (!r) return r.error().what();
+    return check_mask("CapEff", 0) + check_mask("CapPrm", 0) + check_mask("CapInh", 0) + check_mask("CapAmb", 0);
+  }));
+}
+
+BOOST_AUTO_TEST_CASE(ambient_needs_permitted_and_inheritable) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  auto r = in_child([] {
+    oci::Capabilities c;
+    c.permitted = std::vector<std::string>{"CAP_KILL", "CAP_CHOWN"};
+    c.inheritable = std::vector<std::string>{"CAP_KILL"};
+    c.ambient = std::vector<std::string>{"CAP_KILL", "CAP_CHOWN"};
+    auto res = caps::apply_sets(c);
+    return res ? std::string("applied") : res.error().what();
+  });
+  BOOST_TEST(r.report == "process.capabilities.ambient: CAP_CHOWN must also be in permitted and inheritable");
+}
+
+BOOST_AUTO_TEST_CASE(effective_must_be_permitted) {
+  oci::Capabilities c;
+  c.effective = std::vector<std::string>{"CAP_KILL"};
+  auto r = caps::apply_sets(c);  // refused before any change, safe in the test process
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.error().what() == "process.capabilities.effective: CAP_KILL must also be in permitted");
+}
+
+BOOST_AUTO_TEST_CASE(keeps_caps_across_uid_change) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  // The order the runtime's init uses: bounding, user, then the sets.
+  expect_ok(in_child([] {
+    oci::Capabilities c;
+    c.bounding = std::vector<std::string>{"CAP_KILL", "CAP_NET_BIND_SERVICE"};
+    c.effective = c.permitted = c.bounding;
+    if (auto r = caps::apply_bounding(c); !r) return r.error().what();
+    oci::User u;
+    u.uid = 1000;
+    u.gid = 1000;
+    if (auto r = procattr::apply_user(u, true); !r) return r.error().what();
+    if (auto r = caps::apply_sets(c); !r) return r.error().what();
+    std::string out = getuid() == 1000 ? "" : "uid not changed; ";
+    return out + check_mask("CapEff", bit(CAP_KILL) | bit(CAP_NET_BIND_SERVICE)) +
+           check_mask("CapBnd", bit(CAP_KILL) | bit(CAP_NET_BIND_SERVICE));
+  }));
+}
