@@ -14,6 +14,11 @@
 #include "base/error.hpp"
 #include "base/json.hpp"
 
+// g++ in GNU mode (CMAKE_CXX_EXTENSIONS, needed for TRY) predefines the obsolete macro
+// `linux` as 1, which would turn the Config::linux member below into a syntax error.
+// Portable code tests __linux__ instead.
+#undef linux
+
 namespace sh::oci {
 
 struct Rlimit {
@@ -52,6 +57,12 @@ struct IoPriority {
   int priority = 0;
 };
 
+// process.execCPUAffinity (runtime-spec 1.2, runc 1.3): CPU lists for `exec`.
+struct ExecCpuAffinity {
+  std::optional<std::string> initial;     // before joining the cgroup
+  std::optional<std::string> final_cpus;  // "final": after joining it
+};
+
 struct Process {
   bool terminal = false;
   std::optional<ConsoleSize> console_size;
@@ -68,6 +79,7 @@ struct Process {
   std::optional<std::string> selinux_label;
   std::optional<Scheduler> scheduler;
   std::optional<IoPriority> io_priority;
+  std::optional<ExecCpuAffinity> exec_cpu_affinity;
   // Raw process.landlock block, kept for the Landlock issue (runtime-spec proposal shape).
   std::optional<std::string> landlock_json;
 };
