@@ -4,8 +4,11 @@
 #pragma once
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.hpp"
@@ -13,6 +16,8 @@
 
 namespace sh::cgroups {
 
+// hybrid: a controller mounted as v1 is used there; one only on cgroup2 (hugetlb here) is
+// used through the unified hierarchy; the container's dir exists in every hierarchy.
 enum class Mode { v1, v2, hybrid };
 
 // What this host mounts where. Detected from /proc/self/mountinfo (cached per process).
@@ -23,11 +28,16 @@ struct Layout {
   std::vector<std::string> v2_controllers;        // controllers enabled in the unified root
 };
 Result<Layout> detect_layout();
+// The parsing half of detect_layout, for tests: mountinfo text, and the unified root's
+// cgroup.controllers text (fills v2_controllers). Prefers mounts of a hierarchy's root ("/").
+Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_controllers = {});
 
 // Turn OCI cgroupsPath into a path relative to each hierarchy root, e.g. "/sharness/<id>".
 // Empty -> "/sharness/<id>". With systemd_cgroup and "slice:prefix:name", map to
 // "<slice>/<prefix>-<name>.scope" (there is no systemd here to ask).
 // Refuses paths containing ".." components.
+// The slice expands as systemd lays it out ("a-b.slice" -> "/a.slice/a-b.slice", empty ->
+// "system.slice"); relative paths are taken from "/"; the root cgroup itself is refused.
 Result<std::string> resolve_path(const std::optional<std::string>& cgroups_path, const std::string& id,
                                  bool systemd_cgroup);
 

@@ -1,0 +1,617 @@
+// The container's cgroup: directories in every hierarchy, resources, membership, freezer,
+// teardown. v1- and v2-specific translation lives in cgroups_v1.cpp / cgroups_v2.cpp; the
+// layout and cgroupsPath logic in cgroups_layout.cpp.
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+#include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/cgroups_impl.hpp"
+
+namespace sh::cgroups {
+namespace detail {
+namespace {
+
+bool g_any_fs = false;
+
+// Open a hierarchy's mount point and check it really is cgroupfs: a path from mountinfo
+// could have been over-mounted since.
+Result<Dir> open_mount(const std::string& mount, bool v2) {
+  int fd = ::open(mount.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_error("open " + mount);
+  Dir d{mount, Fd(fd), v2};
+  if (!g_any_fs) {
+    struct statfs st;
+    if (::fstatfs(fd, &st) < 0) return sys_error("statfs " + mount);
+    if (st.f_type != (v2 ? CGROUP2_SUPER_MAGIC : CGROUP_SUPER_MAGIC))
+      return fail(mount + ": not a " + (v2 ? "cgroup2" : "cgroup") + " filesystem");
+  }
+  return d;
+}
+
+// One level down, refusing symlinks (O_DIRECTORY|O_NOFOLLOW fails on them).
+Result<Dir> open_child(const Dir& parent, const std::string& name) {
+  std::string path = parent.path + "/" + name;
+  int fd = ::openat(parent.fd.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_error("open " + path);
+  return Dir{std::move(path), Fd(fd), parent.v2};
+}
+
+// v1 cpuset refuses tasks while cpuset.cpus/mems are empty, and new directories start
+// empty: inherit the parent's values.
+Result<void> populate_cpuset(const Dir& parent, const Dir& child) {
+  for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
+    if (!TRY(child.read_trimmed(f)).empty()) continue;
+    TRYV(child.write(f, TRY(parent.read_trimmed(f))));
+  }
+  return {};
+}
+
+Result<Dir> make_dir_once(const Hierarchy& h, const std::vector<std::string>& comps,
+                          std::vector<std::string>& created) {
+  Dir cur = TRY(open_mount(h.mount, h.v2));
+  for (size_t i = 0; i < comps.size(); ++i) {
+    std::string path = cur.path + "/" + comps[i];
+    if (::mkdirat(cur.fd.get(), comps[i].c_str(), 0755) == 0)
+      created.push_back(join(comps, i + 1));
+    else if (errno != EEXIST)
+      return sys_error("mkdir " + path);
+    Dir next = TRY(open_child(cur, comps[i]));
+    if (h.cpuset_v1) TRYV(populate_cpuset(cur, next));
+    cur = std::move(next);
+  }
+  return cur;
+}
+
+bool has_word(std::string_view text, std::string_view word) {
+  size_t pos = 0;
+  while ((pos = text.find(word, pos)) != std::string_view::npos) {
+    bool start = pos == 0 || text[pos - 1] == ' ' || text[pos - 1] == '\n';
+    size_t end = pos + word.size();
+    bool stop = end == text.size() || text[end] == ' ' || text[end] == '\n';
+    if (start && stop) return true;
+    pos = end;
+  }
+  return false;
+}
+
+}  // namespace
+
+void allow_any_fs_for_tests(bool allow) { g_any_fs = allow; }
+
+// ---- Dir ---------------------------------------------------------------------------------
+Result<void> Dir::write(std::string_view file, std::string_view value) const {
+  std::string p = file_path(file);
+  int fd = ::openat(this->fd.get(), std::string(file).c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_error("open " + p);
+  Fd f(fd);
+  return write_all(fd, value, p);
+}
+
+Result<std::string> Dir::read(std::string_view file) const {
+  std::string p = file_path(file);
+  int fd = ::openat(this->fd.get(), std::string(file).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_error("open " + p);
+  Fd f(fd);
+  return read_fd(fd, p, 1u << 20);
+}
+
+Result<std::string> Dir::read_trimmed(std::string_view file) const {
+  std::string s = TRY(read(file));
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+bool Dir::has(std::string_view file) const {
+  struct stat st;
+  return ::fstatat(fd.get(), std::string(file).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+// ---- hierarchies and directories ---------------------------------------------------------
+std::vector<Hierarchy> hierarchies(const Layout& l) {
+  if (l.mode == Mode::v2) return {Hierarchy{l.unified_mount, true, false}};
+  std::vector<Hierarchy> out;
+  for (const auto& [ctrl, mount] : l.v1_mounts) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const Hierarchy& h) { return h.mount == mount; });
+    if (it == out.end()) it = out.insert(out.end(), Hierarchy{mount, false, false});
+    if (ctrl == "cpuset") it->cpuset_v1 = true;
+  }
+  if (l.mode == Mode::hybrid && !l.unified_mount.empty()) out.push_back(Hierarchy{l.unified_mount, true, false});
+  return out;
+}
+
+std::optional<Hierarchy> hierarchy_for(const Layout& l, std::string_view v1_name, std::string_view v2_name) {
+  if (l.mode != Mode::v2 && !v1_name.empty()) {
+    auto it = l.v1_mounts.find(std::string(v1_name));
+    if (it != l.v1_mounts.end()) return Hierarchy{it->second, false, v1_name == "cpuset"};
+  }
+  if (l.mode != Mode::v1 && !v2_name.empty() && !l.unified_mount.empty() &&
+      std::find(l.v2_controllers.begin(), l.v2_controllers.end(), v2_name) != l.v2_controllers.end())
+    return Hierarchy{l.unified_mount, true, false};
+  return std::nullopt;
+}
+
+std::string join(const std::vector<std::string>& comps, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += "/" + comps[i];
+  return out;
+}
+
+Result<std::vector<std::string>> components(std::string_view rel) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= rel.size()) {
+    size_t pos = rel.find('/', start);
+    if (pos == std::string_view::npos) pos = rel.size();
+    std::string_view c = rel.substr(start, pos - start);
+    if (c == "..") return fail("cgroup path " + std::string(rel) + ": \"..\" is not allowed");
+    if (!c.empty() && c != ".") out.emplace_back(c);
+    start = pos + 1;
+  }
+  return out;
+}
+
+Result<Dir> open_dir(const std::string& mount, std::string_view rel, bool v2) {
+  auto comps = TRY(components(rel));
+  Dir cur = TRY(open_mount(mount, v2));
+  for (const auto& c : comps) cur = TRY(open_child(cur, c));
+  return cur;
+}
+
+Result<Dir> make_dir(const Hierarchy& h, std::string_view rel, std::vector<std::string>& created) {
+  auto comps = TRY(components(rel));
+  // Another runtime deleting its sibling may rmdir a shared empty parent between our
+  // mkdir and the next level's: start over a few times.
+  for (int attempt = 0;; ++attempt) {
+    auto d = make_dir_once(h, comps, created);
+    if (d || d.error().err != ENOENT || attempt == 4) return d;
+  }
+}
+
+Result<void> remove_dir(const std::string& mount, std::string_view rel, bool v2) {
+  auto comps = TRY(components(rel));
+  if (comps.empty()) return fail("refusing to remove the root of " + mount);
+  auto parent = open_dir(mount, join(comps, comps.size() - 1), v2);
+  if (!parent) {
+    if (parent.error().err == ENOENT) return {};
+    return fail(std::move(parent.error()));
+  }
+  std::string path = parent->path + "/" + comps.back();
+  if (::unlinkat(parent->fd.get(), comps.back().c_str(), AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return sys_error("rmdir " + path);
+  return {};
+}
+
+Result<void> write_pair(const Dir& d, std::string_view fa, const std::string& va, std::string_view fb,
+                        const std::string& vb) {
+  auto in_order = [&](std::string_view f1, const std::string& x1, std::string_view f2,
+                      const std::string& x2) -> Result<void> {
+    TRYV(d.write(f1, x1));
+    return d.write(f2, x2);
+  };
+  auto r = in_order(fa, va, fb, vb);
+  if (r || r.error().err != EINVAL) return r;
+  return in_order(fb, vb, fa, va);
+}
+
+std::optional<uint64_t> parse_u64(std::string_view s, uint64_t max_value) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  if (s == "max") return max_value;
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ')
+      return parse_u64(line.substr(key.size() + 1));
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
+// ---- Dirs --------------------------------------------------------------------------------
+Result<const Dir*> Dirs::open(const Hierarchy& h) {
+  auto it = open_.find(h.mount);
+  if (it == open_.end()) it = open_.emplace(h.mount, TRY(open_dir(h.mount, rel_, h.v2))).first;
+  return &it->second;
+}
+
+Result<const Dir*> Dirs::find(std::string_view v1_name, std::string_view v2_name, bool enable) {
+  auto h = hierarchy_for(layout_, v1_name, v2_name);
+  if (!h) return nullptr;
+  if (h->v2 && enable) TRYV(enable_v2(v2_name));
+  return open(*h);
+}
+
+Result<const Dir*> Dirs::need(std::string_view v1_name, std::string_view v2_name, std::string_view what) {
+  const Dir* d = TRY(find(v1_name, v2_name, true));
+  if (!d) {
+    std::string name(layout_.mode == Mode::v2 ? v2_name : v1_name);
+    return fail(std::string(what) + ": no " + name + " cgroup controller on this host (cgroup " +
+                mode_name(layout_.mode) + ")");
+  }
+  return d;
+}
+
+Result<const Dir*> Dirs::unified() {
+  if (layout_.unified_mount.empty()) return nullptr;
+  return open(Hierarchy{layout_.unified_mount, true, false});
+}
+
+Result<void> Dirs::enable_v2(std::string_view controller) {
+  if (enabled_.contains(controller)) return {};
+  if (std::find(layout_.v2_controllers.begin(), layout_.v2_controllers.end(), controller) ==
+      layout_.v2_controllers.end())
+    return fail("cgroup2 controller " + std::string(controller) + " is not available in " + layout_.unified_mount);
+  auto comps = TRY(components(rel_));
+  Dir cur = TRY(open_mount(layout_.unified_mount, true));
+  // Every ancestor of the container (root included, leaf excluded) must delegate it.
+  for (size_t i = 0; i < comps.size(); ++i) {
+    std::string sc = TRY(cur.read("cgroup.subtree_control"));
+    if (!has_word(sc, controller)) TRYV(cur.write("cgroup.subtree_control", "+" + std::string(controller)));
+    if (i + 1 == comps.size()) break;
+    cur = TRY(open_child(cur, comps[i]));
+  }
+  enabled_.emplace(controller);
+  return {};
+}
+
+// ---- controllers with the same files on v1 and v2 ----------------------------------------
+Result<void> cpuset(const Dir& d, const oci::CpuResources& c) {
+  if (c.cpus && !c.cpus->empty()) TRYV(d.write("cpuset.cpus", *c.cpus));
+  if (c.mems && !c.mems->empty()) TRYV(d.write("cpuset.mems", *c.mems));
+  return {};
+}
+
+Result<void> pids(const Dir& d, const oci::PidsResources& p) {
+  return d.write("pids.max", p.limit > 0 ? std::to_string(p.limit) : "max");
+}
+
+Result<void> hugetlb(const Dir& d, const std::vector<oci::HugepageLimit>& limits) {
+  const std::string suffix = d.v2 ? "max" : "limit_in_bytes";
+  for (const auto& l : limits) {
+    bool ok = !l.page_size.empty() &&
+              std::all_of(l.page_size.begin(), l.page_size.end(), [](char c) { return isalnum((unsigned char)c); });
+    if (!ok) return fail("linux.resources.hugepageLimits: invalid page size \"" + l.page_size + "\"");
+    std::string file = "hugetlb." + l.page_size + "." + suffix;
+    if (!d.has(file))
+      return fail("linux.resources.hugepageLimits: page size " + l.page_size + " is not supported here (no " +
+                  d.file_path(file) + ")");
+    TRYV(d.write(file, std::to_string(l.limit)));
+    // Reservations count too since 5.7: cap them the same, or a reservation escapes the limit.
+    std::string rsvd = "hugetlb." + l.page_size + ".rsvd." + suffix;
+    if (d.has(rsvd)) TRYV(d.write(rsvd, std::to_string(l.limit)));
+  }
+  return {};
+}
+
+}  // namespace detail
+
+// ---- applying resources -------------------------------------------------------------------
+namespace {
+using namespace detail;
+
+bool any(const oci::MemoryResources& m) {
+  return m.limit || m.reservation || m.swap || m.kernel || m.kernel_tcp || m.swappiness || m.disable_oom_killer;
+}
+bool any_cpu(const oci::CpuResources& c) {
+  return c.shares || c.quota || c.burst || c.period || c.realtime_runtime || c.realtime_period || c.idle;
+}
+bool any_cpuset(const oci::CpuResources& c) { return (c.cpus && !c.cpus->empty()) || (c.mems && !c.mems->empty()); }
+bool any(const oci::BlockIoResources& b) {
+  return b.weight || b.leaf_weight || !b.weight_device.empty() || !b.throttle_read_bps.empty() ||
+         !b.throttle_write_bps.empty() || !b.throttle_read_iops.empty() || !b.throttle_write_iops.empty();
+}
+
+// What can be refused before anything is created.
+Result<void> precheck(const Layout& l, const oci::Resources& r) {
+  if (!r.unified.empty()) {
+    if (l.mode != Mode::v2) return fail("linux.resources.unified: requires cgroup v2");
+    for (const auto& [k, v] : r.unified) TRYV(v2::check_unified_key(k));
+  }
+  if (!r.rdma_keys.empty()) return fail("linux.resources.rdma: not supported");
+  return {};
+}
+
+Result<void> apply_network(Dirs& dirs, const oci::NetworkResources& n) {
+  if (n.class_id) {
+    const Dir* d = TRY(dirs.find("net_cls", ""));
+    if (d)
+      TRYV(d->write("net_cls.classid", std::to_string(*n.class_id)));
+    else
+      log::warn("linux.resources.network.classID: no net_cls cgroup controller on this host: not applied");
+  }
+  if (!n.priorities.empty()) {
+    const Dir* d = TRY(dirs.find("net_prio", ""));
+    if (!d) {
+      log::warn("linux.resources.network.priorities: no net_prio cgroup controller on this host: not applied");
+      return {};
+    }
+    for (const auto& [ifname, prio] : n.priorities) {
+      if (ifname.empty() || ifname.find_first_of(" \n\t/") != std::string::npos)
+        return fail("linux.resources.network.priorities: invalid interface name \"" + ifname + "\"");
+      TRYV(d->write("net_prio.ifpriomap", ifname + " " + std::to_string(prio)));
+    }
+  }
+  return {};
+}
+
+Result<void> apply(Dirs& dirs, const Layout& l, const oci::Resources& r, bool updating) {
+  TRYV(precheck(l, r));
+  if (r.memory && any(*r.memory)) {
+    const Dir* d = TRY(dirs.need("memory", "memory", "linux.resources.memory"));
+    TRYV(d->v2 ? v2::memory(*d, *r.memory, updating) : v1::memory(*d, *r.memory, updating));
+  }
+  if (r.cpu && any_cpu(*r.cpu)) {
+    const Dir* d = TRY(dirs.need("cpu", "cpu", "linux.resources.cpu"));
+    TRYV(d->v2 ? v2::cpu(*d, *r.cpu) : v1::cpu(*d, *r.cpu));
+  }
+  if (r.cpu && any_cpuset(*r.cpu)) {
+    const Dir* d = TRY(dirs.need("cpuset", "cpuset", "linux.resources.cpu.cpus/mems"));
+    TRYV(cpuset(*d, *r.cpu));
+  }
+  if (r.pids) TRYV(pids(*TRY(dirs.need("pids", "pids", "linux.resources.pids")), *r.pids));
+  if (r.block_io && any(*r.block_io)) {
+    const Dir* d = TRY(dirs.need("blkio", "io", "linux.resources.blockIO"));
+    TRYV(d->v2 ? v2::io(*d, *r.block_io) : v1::blkio(*d, *r.block_io));
+  }
+  if (!r.hugepage_limits.empty())
+    TRYV(hugetlb(*TRY(dirs.need("hugetlb", "hugetlb", "linux.resources.hugepageLimits")), r.hugepage_limits));
+  if (r.network) TRYV(apply_network(dirs, *r.network));
+  if (!r.devices.empty()) {
+    const Dir* d = TRY(dirs.find("devices", ""));
+    if (d)
+      TRYV(v1::devices(*d, r.devices));
+    else if (l.mode == Mode::v2)
+      v2::devices(r.devices);
+    else
+      log::warn("linux.resources.devices: no devices cgroup controller on this host: device rules not enforced");
+  }
+  if (!r.unified.empty()) TRYV(v2::unified(dirs, r.unified));
+  return {};
+}
+
+// Every public operation refuses the root: destroy() there would kill the host.
+Result<void> check_path(const std::string& path) {
+  auto comps = TRY(components(path));
+  if (comps.empty()) return fail("cgroup path \"" + path + "\": refusing to use a hierarchy root");
+  return {};
+}
+
+// Where the freezer is: the v1 freezer hierarchy, else the core freezer of cgroup2.
+Result<Dir> freezer_dir(const Layout& l, const std::string& path) {
+  auto h = hierarchy_for(l, "freezer", "");
+  if (h) return open_dir(h->mount, path, false);
+  if (l.unified_mount.empty()) return fail("no freezer: neither a v1 freezer hierarchy nor cgroup2");
+  return open_dir(l.unified_mount, path, true);
+}
+
+Result<std::vector<pid_t>> read_procs(const Dir& d) {
+  std::string text = TRY(d.read("cgroup.procs"));
+  std::vector<pid_t> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    if (auto v = parse_u64(std::string_view(text).substr(pos, end - pos)); v && *v > 0) out.push_back(pid_t(*v));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// Thaw (a frozen task cannot die), cgroup.kill where there is one, then SIGKILL what is
+// listed until every hierarchy's cgroup.procs is empty.
+Result<void> kill_all(const std::vector<Dir>& dirs, const std::string& path) {
+  for (const auto& d : dirs) {
+    if (!d.v2 && d.has("freezer.state")) (void)d.write("freezer.state", "THAWED");
+    if (d.v2 && d.has("cgroup.freeze")) (void)d.write("cgroup.freeze", "0");
+    if (d.v2 && d.has("cgroup.kill")) (void)d.write("cgroup.kill", "1");
+  }
+  auto empty_now = [&]() -> Result<bool> {
+    std::vector<pid_t> all;
+    for (const auto& d : dirs) {
+      auto p = read_procs(d);
+      if (!p) {
+        if (p.error().err == ENOENT) continue;
+        return fail(std::move(p.error()));
+      }
+      all.insert(all.end(), p->begin(), p->end());
+    }
+    for (pid_t p : all) ::kill(p, SIGKILL);
+    return all.empty();
+  };
+  if (!TRY(wait_until(empty_now, 2000)))
+    return std::unexpected(Error{EBUSY, "kill processes of cgroup " + path + ": still populated after 2s"});
+  return {};
+}
+
+// rmdir the container's directory in one hierarchy (EBUSY for a moment after the last task
+// exits is normal), then every empty parent below the hierarchy root.
+Result<void> remove_levels(const Hierarchy& h, const std::string& path) {
+  auto comps = TRY(components(path));
+  Result<void> leaf;
+  auto gone = [&]() -> Result<bool> {
+    leaf = remove_dir(h.mount, path, h.v2);
+    return leaf || leaf.error().err != EBUSY;
+  };
+  TRYV(wait_until(gone, 2000));
+  TRYV(leaf);
+  for (size_t n = comps.size() - 1; n >= 1; --n) {
+    auto r = remove_dir(h.mount, join(comps, n), h.v2);
+    if (!r) {
+      if (r.error().err != ENOTEMPTY && r.error().err != EBUSY && r.error().err != EEXIST)
+        log::debug("cgroup: keeping parent: " + r.error().what());
+      break;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+// ---- Cgroup -------------------------------------------------------------------------------
+Result<void> Cgroup::create(const oci::Resources* res) {
+  TRYV(check_path(path_));
+  if (res) TRYV(precheck(layout_, *res));
+  std::vector<std::pair<std::string, std::string>> created;  // (mount, rel), creation order
+  auto r = [&]() -> Result<void> {
+    Dirs dirs(layout_, path_);
+    auto comps = TRY(components(path_));
+    const std::string leaf = join(comps, comps.size());
+    for (const auto& h : hierarchies(layout_)) {
+      std::vector<std::string> made;
+      auto d = make_dir(h, path_, made);
+      for (auto& m : made) created.emplace_back(h.mount, std::move(m));
+      if (!d) return fail(std::move(d.error()));
+      // A leftover directory may hold another container's processes; destroy() would kill them.
+      bool leaf_created = !made.empty() && made.back() == leaf;
+      if (!leaf_created && !TRY(read_procs(*d)).empty())
+        return fail("cgroup " + d->path + " already exists and holds processes");
+      dirs.adopt(h.mount, std::move(*d));
+    }
+    if (layout_.mode == Mode::v2) {
+      // Delegate the usual controllers now, so stats and later updates find their files.
+      for (const char* c : {"cpu", "cpuset", "io", "memory", "pids", "hugetlb"}) {
+        if (std::find(layout_.v2_controllers.begin(), layout_.v2_controllers.end(), c) == layout_.v2_controllers.end())
+          continue;
+        if (auto e = dirs.enable_v2(c); !e) log::debug("cgroup: " + e.error().what());
+      }
+    }
+    if (res) TRYV(apply(dirs, layout_, *res, false));
+    return {};
+  }();
+  if (!r) {
+    for (auto it = created.rbegin(); it != created.rend(); ++it)
+      if (auto e = remove_dir(it->first, it->second, it->first == layout_.unified_mount); !e)
+        log::warn("cgroup cleanup: " + e.error().what());
+  }
+  return r;
+}
+
+Result<void> Cgroup::add_pid(pid_t pid) const {
+  TRYV(check_path(path_));
+  for (const auto& h : hierarchies(layout_)) {
+    Dir d = TRY(open_dir(h.mount, path_, h.v2));
+    TRYV(d.write("cgroup.procs", std::to_string(pid)));
+  }
+  return {};
+}
+
+Result<void> Cgroup::update(const oci::Resources& res) const {
+  TRYV(check_path(path_));
+  Dirs dirs(layout_, path_);
+  return apply(dirs, layout_, res, true);
+}
+
+Result<void> Cgroup::freeze(bool frozen) const {
+  TRYV(check_path(path_));
+  Dir d = TRY(freezer_dir(layout_, path_));
+  return d.v2 ? v2::freeze(d, frozen) : v1::freeze(d, frozen);
+}
+
+Result<bool> Cgroup::is_frozen() const {
+  TRYV(check_path(path_));
+  Dir d = TRY(freezer_dir(layout_, path_));
+  return d.v2 ? v2::is_frozen(d) : v1::is_frozen(d);
+}
+
+Result<std::vector<pid_t>> Cgroup::pids() const {
+  TRYV(check_path(path_));
+  std::vector<Hierarchy> order;
+  for (auto c : {"pids", "memory"})
+    if (auto h = hierarchy_for(layout_, c, c)) order.push_back(*h);
+  if (!layout_.unified_mount.empty()) order.push_back(Hierarchy{layout_.unified_mount, true, false});
+  for (auto& h : hierarchies(layout_)) order.push_back(h);
+  std::optional<Error> first;
+  for (const auto& h : order) {
+    auto d = open_dir(h.mount, path_, h.v2);
+    if (d) return read_procs(*d);
+    if (!first) first = std::move(d.error());
+  }
+  if (first) return fail(std::move(*first));
+  return fail("cgroup " + path_ + ": no hierarchy");
+}
+
+Result<void> Cgroup::destroy() const {
+  TRYV(check_path(path_));
+  auto hs = hierarchies(layout_);
+  std::vector<Dir> dirs;
+  for (const auto& h : hs) {
+    auto d = open_dir(h.mount, path_, h.v2);
+    if (d)
+      dirs.push_back(std::move(*d));
+    else if (d.error().err != ENOENT)
+      return fail(std::move(d.error()).context("destroy cgroup"));
+  }
+  if (!dirs.empty()) TRYVC("destroy cgroup", kill_all(dirs, path_));
+  dirs.clear();
+  std::optional<Error> first;
+  for (const auto& h : hs)
+    if (auto r = remove_levels(h, path_); !r && !first) first = std::move(r.error());
+  if (first) return fail(std::move(*first).context("destroy cgroup"));
+  return {};
+}
+
+std::string Cgroup::dir_for(const std::string& controller) const {
+  if (controller.empty()) return layout_.unified_mount.empty() ? "" : layout_.unified_mount + path_;
+  auto h = hierarchy_for(layout_, controller, controller == "blkio" ? "io" : controller);
+  return h ? h->mount + path_ : "";
+}
+
+Result<int> Cgroup::open_v2_dir() const {
+  if (layout_.mode != Mode::v2) return -1;
+  TRYV(check_path(path_));
+  Dir d = TRY(open_dir(layout_.unified_mount, path_, true));
+  return d.fd.release();
+}
+
+Result<Cgroup::Stats> Cgroup::stats() const {
+  TRYV(check_path(path_));
+  Stats s;
+  Dirs dirs(layout_, path_);
+  auto num = [](const Dir& d, const char* f, uint64_t max_value = UINT64_MAX) -> uint64_t {
+    auto t = d.read(f);
+    return t ? parse_u64(*t, max_value).value_or(0) : 0;
+  };
+  if (const Dir* d = TRY(dirs.find("memory", "memory"))) {
+    if (d->v2) {
+      s.memory_usage = num(*d, "memory.current");
+      s.memory_limit = num(*d, "memory.max");
+      s.memory_max_usage = num(*d, "memory.peak");
+      if (auto ev = d->read("memory.events")) s.oom_kills = keyed_value(*ev, "oom_kill").value_or(0);
+    } else {
+      s.memory_usage = num(*d, "memory.usage_in_bytes");
+      s.memory_limit = num(*d, "memory.limit_in_bytes");
+      s.memory_max_usage = num(*d, "memory.max_usage_in_bytes");
+      if (auto oc = d->read("memory.oom_control")) s.oom_kills = keyed_value(*oc, "oom_kill").value_or(0);
+    }
+  }
+  if (const Dir* d = TRY(dirs.find("pids", "pids"))) {
+    s.pids_current = num(*d, "pids.current");
+    s.pids_limit = num(*d, "pids.max", 0);  // 0: unlimited, as runc reports it
+  }
+  if (const Dir* d = TRY(dirs.find("cpuacct", ""))) {
+    s.cpu_usage_ns = num(*d, "cpuacct.usage");
+  } else if (const Dir* u = TRY(dirs.unified())) {
+    // cpu.stat is a core file on cgroup2: present even without the cpu controller.
+    if (auto st = u->read("cpu.stat")) s.cpu_usage_ns = keyed_value(*st, "usage_usec").value_or(0) * 1000;
+  }
+  return s;
+}
+
+}  // namespace sh::cgroups
