@@ -35,6 +35,10 @@ struct MountFlags {
   bool recursive_attrs = false;
   std::string data;                 // comma-joined options the kernel gets as data
   bool idmap = false, ridmap = false;
+  // Added: MS_* flags an option explicitly cleared ("rw", "suid", "atime"...), so a bind
+  // mount changes only what was asked and keeps the rest of its source's flags.
+  unsigned long clear_flags = 0;
+  bool tmpcopyup = false;           // crun's option; refused when mounting
 };
 MountFlags parse_mount_options(const std::vector<std::string>& options);
 

@@ -1,0 +1,244 @@
+// The three stages of the container's filesystem (see rootfs.hpp). The mount work
+// itself lives in mounts.cpp, mount_cgroup.cpp, devices.cpp and paths_masked.cpp.
+#include "runtime/linux/rootfs.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+#include "runtime/linux/rootfs_impl.hpp"
+
+namespace sh::rootfs {
+namespace detail {
+namespace {
+
+// mountinfo escapes space, tab, newline and backslash as \ooo.
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto oct = [&](size_t k) { return s[k] >= '0' && s[k] <= '7'; };
+    if (s[i] == '\\' && i + 3 < s.size() && oct(i + 1) && oct(i + 2) && oct(i + 3)) {
+      out += char((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> split_ws(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(std::move(w));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(sep, i);
+    if (j == std::string_view::npos) j = s.size();
+    if (j > i) out.emplace_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+const oci::Namespace* find_namespace(const oci::Config& c, std::string_view type) {
+  for (const auto& ns : c.linux.namespaces)
+    if (ns.type == type) return &ns;
+  return nullptr;
+}
+
+Result<std::vector<MountInfo>> read_mountinfo(const std::string& path) {
+  std::string text = TRY(read_file(path));
+  std::vector<MountInfo> out;
+  for (const auto& line : split_list(text, '\n')) {
+    auto f = split_ws(line);
+    size_t dash = 0;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (dash < 6 || dash + 2 >= f.size()) return fail(path + ": malformed line: " + line);
+    MountInfo mi;
+    mi.id = std::atoi(f[0].c_str());
+    mi.parent = std::atoi(f[1].c_str());
+    mi.root = unescape(f[3]);
+    mi.mount_point = unescape(f[4]);
+    mi.options = f[5];
+    for (size_t i = 6; i < dash; ++i) mi.optional += (mi.optional.empty() ? "" : " ") + f[i];
+    mi.fstype = f[dash + 1];
+    mi.source = unescape(f[dash + 2]);
+    mi.super_options = dash + 3 < f.size() ? f[dash + 3] : "";
+    out.push_back(std::move(mi));
+  }
+  return out;
+}
+
+Result<std::vector<CgroupLine>> read_proc_cgroup(const std::string& path) {
+  std::string text = TRY(read_file(path));
+  std::vector<CgroupLine> out;
+  for (const auto& line : split_list(text, '\n')) {
+    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) return fail(path + ": malformed line: " + line);
+    out.push_back({line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+  }
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Context;
+
+// rootfsPropagation -> MS_* for "/" ("" = rslave: nothing we mount reaches the host).
+Result<unsigned long> root_propagation(const std::string& p) {
+  if (p.empty()) return MS_SLAVE | MS_REC;
+  MountFlags f = parse_mount_options({p});
+  if (f.propagation == 0 || !f.data.empty() || f.flags) return fail("rootfsPropagation: unknown value '" + p + "'");
+  return f.propagation;
+}
+
+// The id of the mount an fd lives on, from its fdinfo.
+Result<int> mount_id(int fd) {
+  std::string info = TRY(read_file("/proc/thread-self/fdinfo/" + std::to_string(fd)));
+  size_t at = info.find("mnt_id:");
+  if (at == std::string::npos) return fail("no mnt_id in fdinfo");
+  return std::atoi(info.c_str() + at + 7);
+}
+
+// pivot_root refuses a new root whose parent mount is shared (and a shared parent would
+// carry our rootfs bind back to the host); an unbindable one cannot be bound at all.
+// Make the mount the rootfs lives on private in either case.
+Result<void> make_parent_private(const std::string& rootfs) {
+  Fd fd = TRY(open_file(rootfs, O_PATH | O_DIRECTORY));
+  int id = TRY(mount_id(fd.get()));
+  for (const auto& mi : TRY(detail::read_mountinfo())) {
+    if (mi.id != id) continue;
+    if (mi.optional.find("shared:") == std::string::npos && mi.optional.find("unbindable") == std::string::npos) break;
+    if (::mount(nullptr, mi.mount_point.c_str(), nullptr, MS_PRIVATE, nullptr) < 0)
+      return sys_error("make " + mi.mount_point + " (parent of the rootfs) private");
+  }
+  return {};
+}
+
+// Everything prepare() reads from /proc (mountinfo, cgroups, fdinfo, uid_map) reads the
+// runtime's own /proc, before pivot_root: check it is a procfs and not something else.
+Result<void> check_host_proc() {
+  struct statfs sf;
+  if (::statfs("/proc", &sf) < 0) return sys_error("statfs /proc");
+  if (sf.f_type != PROC_SUPER_MAGIC) return fail("/proc is not a procfs");
+  return {};
+}
+
+Result<void> prepare_root(const oci::Config& c, const Options& o) {
+  TRYV(check_host_proc());
+  unsigned long prop = TRY(root_propagation(c.linux.rootfs_propagation));
+  if (::mount(nullptr, "/", nullptr, prop, nullptr) < 0) return sys_error("set propagation of /");
+  TRYV(make_parent_private(o.rootfs));
+  // pivot_root needs the new root to be a mount point: bind the rootfs onto itself.
+  if (::mount(o.rootfs.c_str(), o.rootfs.c_str(), nullptr, MS_BIND | MS_REC, nullptr) < 0)
+    return sys_error("bind " + o.rootfs + " onto itself");
+  return {};
+}
+
+Result<void> prepare_impl(Context& ctx) {
+  const auto& c = ctx.config;
+  const auto& o = ctx.opts;
+  if (o.rootfs.empty() || o.rootfs.front() != '/') return fail("rootfs '" + o.rootfs + "' is not an absolute path");
+  if (!o.new_mount_ns) {
+    // Mounts would land in the host's namespace: runc refuses this too.
+    if (!c.mounts.empty()) return fail("mounts need a new mount namespace " + ctx.where());
+    return {};
+  }
+  TRYVC("rootfs " + o.rootfs, prepare_root(c, o));
+  ctx.root = TRY(open_file(o.rootfs, O_PATH | O_DIRECTORY));
+  for (const auto& m : c.mounts) TRYV(detail::mount_one(ctx, m));
+  TRYV(detail::setup_dev(ctx));
+  return {};
+}
+
+Result<void> pivot_impl(const Options& o, int rootfs_fd) {
+  if (::fchdir(rootfs_fd) < 0) return sys_error("chdir to the rootfs");
+  if (!o.new_mount_ns) {
+    if (::chroot(".") < 0) return sys_error("chroot");
+  } else if (o.no_pivot) {
+    // --no-pivot: the rootfs mount moves over "/" and we chroot into it. The host's
+    // mounts stay below it in this namespace (that is what --no-pivot trades away).
+    if (::mount(".", "/", nullptr, MS_MOVE, nullptr) < 0) return sys_error("move the rootfs onto /");
+    if (::chroot(".") < 0) return sys_error("chroot");
+  } else {
+    // pivot_root(".", "."): the old root ends up stacked on the new one at "."; make it
+    // rslave so detaching it cannot propagate an unmount to the host, then detach it.
+    if (::syscall(SYS_pivot_root, ".", ".") < 0) return sys_error("pivot_root");
+    if (::mount(nullptr, ".", nullptr, MS_SLAVE | MS_REC, nullptr) < 0) return sys_error("make the old root rslave");
+    if (::umount2(".", MNT_DETACH) < 0) return sys_error("detach the old root");
+  }
+  if (::chdir("/") < 0) return sys_error("chdir /");
+  // CVE-2024-21626 class: the cwd must be the new root, not a leftover host directory.
+  char cwd[8];
+  if (!::getcwd(cwd, sizeof cwd) || std::string_view(cwd) != "/")
+    return fail("working directory is not / after entering the rootfs");
+  return {};
+}
+
+Result<void> finalize_impl(const oci::Config& c, const Options& o) {
+  const auto& l = c.linux;
+  if (!o.new_mount_ns) {
+    if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly)
+      return fail("maskedPaths, readonlyPaths and a read-only root need a new mount namespace");
+    return {};
+  }
+  Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
+  TRYV(detail::mask_paths(root.get(), l.masked_paths));
+  TRYV(detail::readonly_paths(root.get(), l.readonly_paths));
+  // Only MOUNT_ATTR_RDONLY changes: nosuid/nodev/noexec (locked in a user namespace or
+  // not) stay as they are, which the remount-with-statvfs-flags dance achieves in runc.
+  if (c.root.readonly) TRYVC("make / read-only", detail::set_attr(root.get(), false, MOUNT_ATTR_RDONLY, 0));
+  if (!l.rootfs_propagation.empty()) {
+    unsigned long prop = TRY(root_propagation(l.rootfs_propagation));
+    // private was already arranged in prepare(); shared/slave/unbindable apply now, to
+    // the container's "/" rather than the host's.
+    if (!(prop & MS_PRIVATE))
+      TRYVC("set propagation of /", detail::set_attr(root.get(), prop & MS_REC, 0, 0, prop & ~MS_REC));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Fd> prepare(const oci::Config& c, const Options& o) {
+  Context ctx(c, o);
+  TRYV(prepare_impl(ctx));  // every step's error already names the rootfs
+  // The rootfs bind mount's root (the one we set up), not whatever the path names now.
+  int fd = ctx.root ? ::openat(ctx.root.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                    : ::open(o.rootfs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return sys_error("open rootfs " + o.rootfs);
+  return Fd(fd);
+}
+
+Result<void> pivot(const oci::Config& c, const Options& o, int rootfs_fd) {
+  (void)c;
+  auto r = pivot_impl(o, rootfs_fd);
+  if (!r) return std::unexpected(std::move(r.error()).context("enter rootfs " + o.rootfs));
+  return {};
+}
+
+Result<void> finalize(const oci::Config& c, const Options& o) {
+  auto r = finalize_impl(c, o);
+  if (!r) return std::unexpected(std::move(r.error()).context("finalize rootfs"));
+  return {};
+}
+
+}  // namespace sh::rootfs

@@ -1,0 +1,47 @@
+// Path resolution inside a root the container controls (§6.1): nothing here ever
+// follows a symlink out of the root. Lookups use openat2(RESOLVE_IN_ROOT |
+// RESOLVE_NO_MAGICLINKS); creation walks one component at a time relative to fds
+// already verified to be inside, expanding symlinks as if the root were "/".
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+
+namespace sh::rootfs {
+
+// openat2(root_fd, path, flags|O_CLOEXEC, RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS|extra).
+// A leading "/" in path is fine. The error carries the errno (ENOENT for "absent").
+Result<Fd> open_in_root(int root_fd, std::string_view path, int flags, uint64_t extra_resolve = 0);
+
+// The components of a path, "" and "." dropped ("/a//b/./c" -> a b c; ".." kept).
+std::vector<std::string> path_components(std::string_view path);
+// Lexically clean an absolute path ("/a/../b/" -> "/b"; never above "/").
+std::string clean_path(std::string_view path);
+
+enum class Leaf { dir, file };
+
+struct MkdirOptions {
+  Leaf leaf = Leaf::dir;          // what to create at the end of the path if it is missing
+  mode_t dir_mode = 0755;
+  bool refuse_symlinks = false;   // any symlink on the way is an error (proc, sysfs targets)
+};
+
+struct Resolved {
+  std::string rel;  // the path with every symlink expanded, relative to the root ("" = root)
+  Fd fd;            // O_PATH fd of it, opened through RESOLVE_IN_ROOT|RESOLVE_NO_SYMLINKS
+};
+
+// mkdir -p `path` inside the root: create what is missing (dirs, and the leaf as a dir
+// or an empty file), resolving symlinks inside the root, and return the leaf.
+Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOptions& o = {});
+
+// "/proc/thread-self/fd/N": the magic link of an fd, for APIs that need a path.
+std::string fd_path(int fd);
+
+}  // namespace sh::rootfs
