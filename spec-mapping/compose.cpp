@@ -1,0 +1,152 @@
+// intersect(): policy x policy. Every rule says how "allows less" is computed for one field.
+#include "spec-mapping/compose.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "spec-mapping/canonical.hpp"
+#include "spec-mapping/syscall_groups.hpp"
+
+namespace sh::policy {
+namespace {
+
+// Absent is "no limit": the minimum of the present ones.
+template <class T>
+std::optional<T> min_opt(const std::optional<T>& a, const std::optional<T>& b) {
+  if (a && b) return std::min(*a, *b);
+  return a ? a : b;
+}
+
+// Absent is "everything": the intersection of the present ones (sorted, unique).
+std::optional<std::vector<std::string>> meet(const std::optional<std::vector<std::string>>& a,
+                                             const std::optional<std::vector<std::string>>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  std::vector<std::string> out;
+  for (const auto& x : *a)
+    if (std::ranges::find(*b, x) != b->end() && std::ranges::find(out, x) == out.end()) out.push_back(x);
+  std::ranges::sort(out);
+  return out;
+}
+
+std::vector<std::string> join(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<std::string> out = a;
+  for (const auto& x : b)
+    if (std::ranges::find(out, x) == out.end()) out.push_back(x);
+  return out;
+}
+
+// Two fixed uids that differ cannot both hold: a throwaway uid is stricter than either.
+std::optional<Uid> meet_uid(const std::optional<Uid>& a, const std::optional<Uid>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  if (a->ephemeral || b->ephemeral || a->value != b->value) return Uid{true, 0};
+  return a;
+}
+
+Identity meet_identity(const Identity& a, const Identity& b) {
+  Identity out;
+  out.uid = meet_uid(a.uid, b.uid);
+  if (a.gid && b.gid && *a.gid != *b.gid) {
+    out.gid.reset();  // conflict: fall back to gid = uid (a fresh one when ephemeral)
+    if (out.uid && !out.uid->ephemeral) out.uid = Uid{true, 0};
+  } else {
+    out.gid = a.gid ? a.gid : b.gid;
+  }
+  out.capabilities = meet(a.capabilities, b.capabilities);
+  out.no_new_privileges = a.no_new_privileges || b.no_new_privileges;
+  return out;
+}
+
+std::optional<Network> meet_network(const std::optional<Network>& a, const std::optional<Network>& b) {
+  return min_opt(a, b);  // the enum is ordered none < loopback < host
+}
+
+std::optional<Memory> meet_memory(const std::optional<Memory>& a, const std::optional<Memory>& b) {
+  if (!a || !b) return a ? a : b;
+  return Memory{min_opt(a->limit, b->limit), min_opt(a->address_space, b->address_space)};
+}
+
+// The smaller share of a CPU: compare quota/period as cross products (no rounding).
+std::optional<Cpu> meet_cpu(const std::optional<Cpu>& a, const std::optional<Cpu>& b) {
+  if (!a || !b) return a ? a : b;
+  unsigned __int128 lhs = (unsigned __int128)a->quota * b->period, rhs = (unsigned __int128)b->quota * a->period;
+  return lhs <= rhs ? a : b;
+}
+
+std::optional<Pids> meet_pids(const std::optional<Pids>& a, const std::optional<Pids>& b) {
+  if (!a || !b) return a ? a : b;
+  Pids out;
+  out.fork = a->fork && b->fork;
+  out.limit = out.fork ? min_opt(a->limit, b->limit) : std::optional<int64_t>(1);
+  return out;
+}
+
+std::optional<Syscalls> meet_syscalls(const std::optional<Syscalls>& a, const std::optional<Syscalls>& b) {
+  if (!a || !b) return a ? a : b;
+  Syscalls out;
+  out.default_action = std::max(a->default_action, b->default_action);
+  if (a->allow == b->allow) {
+    out.allow = a->allow;
+    return out;
+  }
+  // Names were checked at parse: expansion cannot fail here; an unknown group yields nothing.
+  auto ea = expand(a->allow).value_or(std::set<std::string>{});
+  auto eb = expand(b->allow).value_or(std::set<std::string>{});
+  std::ranges::set_intersection(ea, eb, std::back_inserter(out.allow));
+  return out;
+}
+
+// tmpfs both grant, at the smaller size; exec only if both allow it.
+std::vector<Tmpfs> meet_tmpfs(const std::vector<Tmpfs>& a, const std::vector<Tmpfs>& b) {
+  std::vector<Tmpfs> out;
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.path == y.path) out.push_back(Tmpfs{x.path, min_opt(x.size, y.size), x.exec && y.exec});
+  return out;
+}
+
+std::vector<Bind> meet_binds(const std::vector<Bind>& a, const std::vector<Bind>& b) {
+  std::vector<Bind> out;
+  for (const auto& x : a)
+    if (std::ranges::find(b, x) != b.end()) out.push_back(x);
+  return out;
+}
+
+Mounts meet_mounts(const Mounts& a, const Mounts& b) {
+  Mounts out;
+  out.readonly_root = a.readonly_root || b.readonly_root;
+  out.binds_readonly = a.binds_readonly || b.binds_readonly;
+  out.tmpfs = meet_tmpfs(a.tmpfs, b.tmpfs);
+  out.readonly_binds = meet_binds(a.readonly_binds, b.readonly_binds);
+  out.masked_paths = join(a.masked_paths, b.masked_paths);
+  out.readonly_paths = join(a.readonly_paths, b.readonly_paths);
+  return out;
+}
+
+}  // namespace
+
+Policy intersect(const Policy& floor, const Policy& tighter) {
+  Policy out;
+  out.id = floor.id == tighter.id ? floor.id : floor.id + "+" + tighter.id;
+  out.version = kFormatVersion;
+  out.description = "intersection of " + floor.id + " and " + tighter.id;
+  out.best_effort = floor.best_effort && tighter.best_effort;
+  out.identity = meet_identity(floor.identity, tighter.identity);
+  out.namespaces = join(floor.namespaces, tighter.namespaces);
+  std::ranges::sort(out.namespaces);
+  out.network = meet_network(floor.network, tighter.network);
+  out.memory = meet_memory(floor.memory, tighter.memory);
+  out.cpu = meet_cpu(floor.cpu, tighter.cpu);
+  out.pids = meet_pids(floor.pids, tighter.pids);
+  out.wall_clock_seconds = min_opt(floor.wall_clock_seconds, tighter.wall_clock_seconds);
+  out.syscalls = meet_syscalls(floor.syscalls, tighter.syscalls);
+  out.devices = meet(floor.devices, tighter.devices);
+  out.mounts = meet_mounts(floor.mounts, tighter.mounts);
+  // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
+  auto canon = canonicalize(policy_to_json(out), "composed policy");
+  out.hash = canon ? sha256_hex(*canon).value_or("") : "";
+  return out;
+}
+
+}  // namespace sh::policy

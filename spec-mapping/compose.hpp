@@ -1,0 +1,53 @@
+// Composition only tightens (DESIGN.md §3): the operator's floor policy, a client's policy
+// (annotation org.sharness.policy) and the bundle's config.json combine into something no
+// looser than any of them.
+//
+//   intersect(floor, tighter)    policy x policy -> policy
+//   apply_to_config(p, c, ext)   policy x config -> config + the "sharness" extension block
+//
+// Rules, in both: limits take the minimum (memory, address space, cpu quota by ratio, pids,
+// wall clock, rlimits); allowances intersect (capabilities, syscalls, devices, tmpfs and
+// read-only binds); restrictions union (namespaces, masked and read-only paths); flags OR
+// (noNewPrivileges, readonlyRoot, bindsReadOnly); network takes the stricter (none <
+// loopback < host); the seccomp default action the harsher (kill > errno > log); bestEffort
+// ANDs (one side refusing to degrade is enough to refuse).
+#pragma once
+#include "base/error.hpp"
+#include "oci/config.hpp"
+#include "spec-mapping/extension.hpp"
+#include "spec-mapping/policy.hpp"
+
+namespace sh::policy {
+
+// The policy that allows only what both allow. Its id is "floor+tighter" (or the common
+// id), its hash that of policy_to_json's canonical form. Symmetric in every rule except
+// the id's order and a uid conflict, which yields an ephemeral uid.
+Policy intersect(const Policy& floor, const Policy& tighter);
+
+// Tighten `c` by `p`, and fill `ext` (reset first) with what OCI cannot say:
+//  - process.user: the policy's uid/gid (gid defaults to the uid; additionalGids dropped);
+//    "ephemeral" leaves a marker in ext and the runtime picks the uid;
+//  - capabilities: every set intersected with the policy's list (an absent bounding set,
+//    which means "all", becomes the policy's list); noNewPrivileges forced on if asked;
+//  - rlimits: RLIMIT_AS from memory.addressSpace; RLIMIT_NPROC from the pids limit only with an
+//    ephemeral uid (it counts every process of the uid on the host: with a shared uid it
+//    would count strangers, and even fail execve after setuid); always the min with the config's;
+//  - linux.namespaces: union; a required namespace the config joins by path is replaced by
+//    a new one (a join shares it with whoever owns it: looser); network "none"/"loopback"
+//    means a new network namespace, so a path join of the network namespace is removed;
+//  - linux.resources: memory limit, cpu quota and pids limit at the min of both; devices:
+//    deny-all, then allow only the policy's devices with the access the config also grants;
+//    linux.devices keeps only nodes of allowed devices;
+//  - root.readonly OR; bind mounts made read-only if bindsReadOnly; policy tmpfs (nosuid,
+//    nodev, noexec unless exec) and read-only binds replace config mounts at the same place;
+//    masked/readonly paths unioned;
+//  - linux.seccomp stays; the policy's filter goes to ext.seccomp, stacked on top at create;
+//  - env SHARNESS_POLICY_ID / SHARNESS_POLICY_HASH (replacing any), annotations
+//    org.sharness.policy.id / .hash.
+Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext);
+
+inline constexpr const char* kAnnotationId = "org.sharness.policy.id";
+inline constexpr const char* kAnnotationHash = "org.sharness.policy.hash";
+inline constexpr const char* kAnnotationPolicy = "org.sharness.policy";  // a client's policy (JSON text)
+
+}  // namespace sh::policy

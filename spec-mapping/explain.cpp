@@ -1,0 +1,215 @@
+#include "spec-mapping/explain.hpp"
+
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <sstream>
+
+#include "base/file.hpp"
+#include "spec-mapping/seccomp_map.hpp"
+
+namespace sh::policy {
+namespace {
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+// The controllers enabled in this kernel and attached to a v1 hierarchy (/proc/cgroups:
+// name, hierarchy id, cgroup count, enabled; id 0 means "not on a v1 hierarchy").
+bool v1_controller(const std::string& name) {
+  auto text = read_file("/proc/cgroups", 1 << 16);
+  if (!text) return false;
+  std::istringstream in(*text);
+  std::string n;
+  long hierarchy = 0, count = 0, enabled = 0;
+  while (in >> n) {
+    if (n.starts_with('#')) {
+      std::getline(in, n);
+      continue;
+    }
+    in >> hierarchy >> count >> enabled;
+    if (n == name) return enabled == 1 && hierarchy > 0;
+  }
+  return false;
+}
+
+// A cgroup2 hierarchy (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host) lists it.
+bool v2_controller(const std::string& name) {
+  for (const char* root : {"/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/unified/cgroup.controllers"}) {
+    auto text = read_file(root, 4096);
+    if (!text) continue;
+    std::istringstream in(*text);
+    std::string c;
+    while (in >> c)
+      if (c == name) return true;
+  }
+  return false;
+}
+
+bool controller(const std::string& name) { return v1_controller(name) || v2_controller(name); }
+
+// cgroup2 has no devices controller to list: device rules are eBPF programs on any v2 cgroup.
+bool devices_controller() { return v1_controller("devices") || exists("/sys/fs/cgroup/cgroup.controllers"); }
+
+const char* proc_ns(const std::string& oci) {
+  if (oci == "mount") return "mnt";
+  if (oci == "network") return "net";
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+struct Builder {
+  const HostProbe& host;
+  std::vector<Bound> out;
+  void add(std::string mech, bool available, std::string missing = "", const char* by = kBeforeExecve,
+           std::string detail = "") {
+    out.push_back(Bound{std::move(mech), available, by, available ? std::move(detail) : std::move(missing)});
+  }
+};
+
+void identity(Builder& b, const Policy& p) {
+  const Identity& id = p.identity;
+  if (id.uid && id.uid->ephemeral)
+    b.add("uid: a throwaway uid and gid that no other process or file on the host has", true);
+  else if (id.uid)
+    b.add("uid " + std::to_string(id.uid->value) + ", gid " + std::to_string(id.gid.value_or(id.uid->value)) +
+              " (additional groups dropped)",
+          true);
+  else if (id.gid)
+    b.add("gid " + std::to_string(*id.gid), true);
+  if (id.capabilities) {
+    if (id.capabilities->empty())
+      b.add("capability sets empty (bounding, permitted, effective, inheritable, ambient)", true);
+    else
+      b.add("capabilities at most " + join(*id.capabilities) + " (in every set, bounding too)", true);
+  }
+  if (id.no_new_privileges) b.add("no_new_privs", b.host.no_new_privs, "prctl(PR_GET_NO_NEW_PRIVS) failed");
+}
+
+void namespaces(Builder& b, const Policy& p) {
+  for (const auto& ns : p.namespaces)
+    b.add(ns + " namespace (new)", b.host.namespaces.contains(ns), "this kernel has no " + ns + " namespace");
+  if (p.network && *p.network != Network::host) {
+    std::string what = *p.network == Network::none ? "network namespace (empty: only lo, left down)"
+                                                   : "network namespace (only lo, up)";
+    b.add(what, b.host.namespaces.contains("network"), "this kernel has no network namespace");
+  }
+}
+
+void resources(Builder& b, const Policy& p) {
+  if (p.memory && p.memory->limit)
+    b.add("memory cgroup limit " + format_size(*p.memory->limit), b.host.memory_cgroup, "no memory cgroup controller");
+  if (p.memory && p.memory->address_space) b.add("RLIMIT_AS " + format_size(*p.memory->address_space), true);
+  if (p.cpu) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.2f", double(p.cpu->quota) / double(p.cpu->period));
+    b.add("cpu cgroup quota " + std::to_string(p.cpu->quota) + " us per " + std::to_string(p.cpu->period) + " us (" +
+              share + " CPU)",
+          b.host.cpu_cgroup, "no cpu cgroup controller");
+  }
+  if (p.pids) {
+    int64_t limit = p.pids->effective_limit();
+    if (limit > 0) {
+      std::string what = "pids cgroup limit " + std::to_string(limit);
+      if (!p.pids->fork) what += " (fork: false, no new process)";
+      b.add(what, b.host.pids_cgroup, "no pids cgroup controller");
+      if (p.identity.uid && p.identity.uid->ephemeral)
+        b.add("RLIMIT_NPROC " + std::to_string(limit) + " (the throwaway uid is the container's alone)", true);
+    }
+  }
+  if (p.wall_clock_seconds)
+    b.add("wall-clock limit " + std::to_string(*p.wall_clock_seconds) + " s (runtime watchdog, SIGKILL)", b.host.pidfd,
+          "pidfd_open(2) is not available", kWatchdog);
+}
+
+void syscalls(Builder& b, const Policy& p) {
+  if (!p.syscalls) return;
+  auto names = allowed_syscalls(*p.syscalls);
+  size_t n = names ? names->size() : 0;
+  const char* def = p.syscalls->default_action == DefaultAction::errno_eperm ? "default EPERM"
+                    : p.syscalls->default_action == DefaultAction::kill     ? "default kill the process"
+                                                                             : "default log and allow";
+  b.add("seccomp allowlist (" + std::to_string(n) + " syscalls, " + def + ")", b.host.seccomp,
+        "this kernel has no seccomp filter mode", kBeforeExecve,
+        "clone/unshare only without CLONE_NEW* flags; clone3 answers ENOSYS; stacked on the config's own filter");
+}
+
+void devices(Builder& b, const Policy& p) {
+  if (!p.devices) return;
+  b.add("devices cgroup: only " + (p.devices->empty() ? std::string("none") : join(*p.devices)), b.host.devices_cgroup,
+        "no devices cgroup controller");
+}
+
+void mounts(Builder& b, const Policy& p) {
+  const Mounts& m = p.mounts;
+  bool mnt = b.host.namespaces.contains("mount");
+  const char* why = "this kernel has no mount namespace";
+  if (m.readonly_root) b.add("read-only root filesystem", mnt, why);
+  if (m.binds_readonly) b.add("bind mounts of the config made read-only", mnt, why);
+  for (const auto& t : m.tmpfs)
+    b.add("tmpfs " + t.path + (t.size ? " " + format_size(*t.size) : "") +
+              (t.exec ? " (nosuid, nodev)" : " (nosuid, nodev, noexec)"),
+          mnt, why);
+  for (const auto& r : m.readonly_binds) b.add("read-only bind of " + r.source + " on " + r.destination, mnt, why);
+  if (!m.masked_paths.empty()) b.add("masked paths (" + std::to_string(m.masked_paths.size()) + ")", mnt, why);
+  if (!m.readonly_paths.empty()) b.add("read-only paths (" + std::to_string(m.readonly_paths.size()) + ")", mnt, why);
+}
+
+}  // namespace
+
+HostProbe probe_host() {
+  HostProbe h;
+  h.memory_cgroup = controller("memory");
+  h.cpu_cgroup = controller("cpu");
+  h.pids_cgroup = controller("pids");
+  h.devices_cgroup = devices_controller();
+  auto status = read_file("/proc/self/status", 1 << 16);
+  h.seccomp = status && status->find("\nSeccomp:") != std::string::npos;
+  h.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
+  long fd = syscall(SYS_pidfd_open, getpid(), 0);
+  if (fd >= 0) {
+    h.pidfd = true;
+    ::close(int(fd));
+  }
+  for (std::string ns : {"cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"}) {
+    const char* name = proc_ns(ns);
+    if (exists("/proc/self/ns/" + (name ? std::string(name) : ns))) h.namespaces.insert(ns);
+  }
+  return h;
+}
+
+std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
+  Builder b{host, {}};
+  identity(b, p);
+  namespaces(b, p);
+  resources(b, p);
+  syscalls(b, p);
+  devices(b, p);
+  mounts(b, p);
+  return std::move(b.out);
+}
+
+std::vector<Bound> explain(const Policy& p) { return explain(p, probe_host()); }
+
+std::string format_bound(const Bound& b) {
+  std::string line = std::string(b.available ? "[ok]      " : "[MISSING] ") + b.mechanism + ": " + b.applied_by;
+  if (!b.note.empty()) line += " (" + b.note + ")";
+  return line;
+}
+
+Result<void> require_available(const std::vector<Bound>& bounds, bool best_effort) {
+  std::string missing;
+  for (const auto& b : bounds)
+    if (!b.available) missing += (missing.empty() ? "" : "; ") + b.mechanism + ": " + b.note;
+  if (missing.empty() || best_effort) return {};
+  return fail("policy needs what this host lacks (set \"bestEffort\": true to run without): " + missing);
+}
+
+}  // namespace sh::policy

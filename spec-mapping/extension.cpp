@@ -1,0 +1,116 @@
+#include "spec-mapping/extension.hpp"
+
+#include <set>
+
+#include "oci/config_write.hpp"
+
+namespace sh::policy {
+
+void write_extension(json::Writer& w, const Extension& e) {
+  w.begin_object();
+  w.key("policy").begin_object().kv("id", e.policy_id).kv("hash", e.policy_hash).end_object();
+  w.kv("bestEffort", e.best_effort);
+  if (e.ephemeral_uid) w.kv("ephemeralUid", true);
+  if (e.ephemeral_gid) w.kv("ephemeralGid", true);
+  if (e.network) w.kv("network", *e.network);
+  if (e.wall_clock_seconds) w.key("wallClockSeconds").uinteger(*e.wall_clock_seconds);
+  if (e.devices) w.kv("devices", *e.devices);
+  if (e.seccomp) {
+    w.key("seccomp");
+    oci::write_seccomp(w, *e.seccomp);
+  }
+  if (!e.bounds.empty()) {
+    w.key("bounds").begin_array();
+    for (const auto& b : e.bounds) {
+      w.begin_object().kv("mechanism", b.mechanism).kv("available", b.available).kv("appliedBy", b.applied_by);
+      if (!b.note.empty()) w.kv("note", b.note);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+std::string extension_to_json(const Extension& e, bool pretty) {
+  json::Writer w(pretty);
+  write_extension(w, e);
+  return w.str();
+}
+
+namespace {
+
+Result<void> strict(const json::Value& v, std::initializer_list<std::string_view> keys) {
+  TRYV(v.expect_object());
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < v.raw()->u.object.len; ++i)
+    if (!seen.insert(v.raw()->u.object.keys[i]).second)
+      return fail(v.child_path(v.raw()->u.object.keys[i]) + ": duplicate key");
+  return v.only_keys(keys);
+}
+
+// The OCI seccomp parser lives inside oci::parse_config: hand it a config holding only this
+// object, so the stacked filter is read exactly as linux.seccomp would be.
+Result<oci::Seccomp> parse_seccomp(const json::Value& v) {
+  TRYV(v.expect_object());
+  json::Writer w;
+  w.begin_object().key("linux").begin_object().key("seccomp").value(v.raw()).end_object().end_object();
+  auto c = TRY(oci::parse_config(w.str(), v.path() + " (as linux.seccomp)"));
+  return *c.linux.seccomp;
+}
+
+Result<Bound> parse_bound(const json::Value& v) {
+  TRYV(strict(v, {"mechanism", "available", "appliedBy", "note"}));
+  Bound b;
+  b.mechanism = TRY(TRY(v.need("mechanism")).as_string());
+  b.available = TRY(TRY(v.need("available")).as_bool());
+  TRYV(v.opt("appliedBy", b.applied_by));
+  TRYV(v.opt("note", b.note));
+  return b;
+}
+
+Error tidy(Error e) {
+  for (size_t p; (p = e.msg.find(" : ")) != std::string::npos;) e.msg.replace(p, 3, ": ");
+  return e;
+}
+
+Result<Extension> parse_impl(const json::Value& v) {
+  TRYV(v.expect_object());
+  if (v.get("landlock")) return fail(v.child_path("landlock") + ": not supported yet");
+  TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
+                  "bounds"}));
+  Extension e;
+  auto pol = TRY(v.need("policy"));
+  TRYV(strict(pol, {"id", "hash"}));
+  e.policy_id = TRY(TRY(pol.need("id")).as_string());
+  e.policy_hash = TRY(TRY(pol.need("hash")).as_string());
+  TRYV(v.opt("bestEffort", e.best_effort));
+  TRYV(v.opt("ephemeralUid", e.ephemeral_uid));
+  TRYV(v.opt("ephemeralGid", e.ephemeral_gid));
+  TRYV(v.opt("network", e.network));
+  if (e.network && *e.network != "none" && *e.network != "loopback" && *e.network != "host")
+    return fail(v.child_path("network") + ": expected \"none\", \"loopback\" or \"host\", got \"" + *e.network + "\"");
+  TRYV(v.opt("wallClockSeconds", e.wall_clock_seconds));
+  if (auto d = v.get("devices")) {
+    std::vector<std::string> names;
+    TRYV(v.opt("devices", names));
+    (void)d;
+    e.devices = std::move(names);
+  }
+  if (auto s = v.get("seccomp")) e.seccomp = TRY(parse_seccomp(*s));
+  if (auto b = v.get("bounds"))
+    TRYV(b->each_item([&](size_t, const json::Value& it) -> Result<void> {
+      e.bounds.push_back(TRY(parse_bound(it)));
+      return {};
+    }));
+  return e;
+}
+
+}  // namespace
+
+Result<Extension> parse_extension(const json::Value& v) {
+  auto e = parse_impl(v);
+  if (!e) return fail(tidy(std::move(e.error())));
+  return e;
+}
+
+}  // namespace sh::policy

@@ -1,0 +1,81 @@
+#include "spec-mapping/map.hpp"
+
+#include "oci/config_write.hpp"
+#include "spec-mapping/compose.hpp"
+
+namespace sh::policy {
+namespace {
+
+// Re-emit only `keys` of an object (those present), in that order.
+void pick(json::Writer& w, const json::Value& obj, std::initializer_list<std::string_view> keys) {
+  w.begin_object();
+  for (auto k : keys)
+    if (auto v = obj.get(k)) w.key(k).value(v->raw());
+  w.end_object();
+}
+
+}  // namespace
+
+Result<Policy> load_policies(const std::vector<std::string>& paths) {
+  if (paths.empty()) return fail("no policy file given");
+  Policy p = TRY(load_policy(paths[0]));
+  for (size_t i = 1; i < paths.size(); ++i) p = intersect(p, TRY(load_policy(paths[i])));
+  return p;
+}
+
+Result<Policy> effective_policy(const Policy& floor, const oci::Config& c) {
+  auto it = c.annotations.find(kAnnotationPolicy);
+  if (it == c.annotations.end()) return floor;
+  auto client = TRY(parse_policy(it->second, std::string("annotation ") + kAnnotationPolicy));
+  return intersect(floor, client);
+}
+
+Result<std::string> map_policy_json(const Policy& p, bool pretty) {
+  oci::Config c;
+  Extension ext;
+  TRYV(apply_to_config(p, c, ext));
+  // Serialize with the one config writer, then keep the sections a policy touches.
+  auto doc = TRY(json::Document::parse(oci::config_to_json(c, false), "mapped config"));
+  auto root = doc.root();
+  json::Writer w(pretty);
+  w.begin_object();
+  if (auto proc = root.get("process")) {
+    w.key("process");
+    bool user = p.identity.gid || (p.identity.uid && !p.identity.uid->ephemeral);
+    if (user)
+      pick(w, *proc, {"user", "capabilities", "rlimits", "noNewPrivileges", "env"});
+    else
+      pick(w, *proc, {"capabilities", "rlimits", "noNewPrivileges", "env"});
+  }
+  if (c.root.readonly) w.key("root").begin_object().kv("readonly", true).end_object();
+  for (auto k : {"mounts", "annotations"})
+    if (auto v = root.get(k)) w.key(k).value(v->raw());
+  if (auto l = root.get("linux")) {
+    w.key("linux");
+    pick(w, *l, {"namespaces", "resources", "devices", "maskedPaths", "readonlyPaths"});
+  }
+  w.key("sharness");
+  write_extension(w, ext);
+  w.end_object();
+  return w.str();
+}
+
+Result<std::string> merged_config_json(const Policy& floor, std::string_view config_text, const std::string& origin,
+                                       bool pretty) {
+  auto doc = TRY(json::Document::parse(config_text, origin));
+  if (doc.root().get("sharness"))
+    return fail(origin + ": already carries a \"sharness\" block (a policy was applied): apply to the original config");
+  oci::Config c = TRY(oci::parse_config(config_text, origin));
+  Policy p = TRY(effective_policy(floor, c));
+  Extension ext;
+  TRYV(apply_to_config(p, c, ext));
+  json::Writer w(pretty);
+  w.begin_object();
+  oci::write_config_members(w, c);
+  w.key("sharness");
+  write_extension(w, ext);
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace sh::policy

@@ -1,0 +1,33 @@
+// What `policy map` and `policy apply` print and write, kept out of the CLI so that it is
+// unit-tested: the OCI sections a policy becomes, and a bundle's config.json tightened by a
+// policy with the "sharness" extension block added.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+#include "spec-mapping/extension.hpp"
+#include "spec-mapping/policy.hpp"
+
+namespace sh::policy {
+
+// Load policy files and intersect them in order (the first is the floor).
+Result<Policy> load_policies(const std::vector<std::string>& paths);
+
+// The floor intersected with the client's policy from the config's annotation
+// org.sharness.policy (JSON text), if there is one: a client can only tighten.
+Result<Policy> effective_policy(const Policy& floor, const oci::Config& c);
+
+// Without a bundle: the OCI sections the policy maps to (process.user/capabilities/rlimits/
+// noNewPrivileges/env, root.readonly, mounts, annotations, linux.namespaces/resources/devices/
+// maskedPaths/readonlyPaths) and the "sharness" block, as one JSON object.
+Result<std::string> map_policy_json(const Policy& p, bool pretty);
+
+// A whole config.json: `config_text` tightened by the effective policy (floor x annotation),
+// plus the "sharness" block. Refuses a config that already carries one (apply to the original).
+Result<std::string> merged_config_json(const Policy& floor, std::string_view config_text, const std::string& origin,
+                                       bool pretty);
+
+}  // namespace sh::policy
