@@ -1,0 +1,155 @@
+#include "runtime/lifecycle/ephemeral_uid.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "base/file.hpp"
+
+namespace sh::lifecycle {
+namespace {
+
+std::string claims_dir(const std::string& root) { return root + "/.uids"; }
+
+// Every uid and gid named in an account database (passwd: field 3; group: field 3).
+void ids_in(const char* path, std::set<uint32_t>& out) {
+  auto text = read_file(path, 64u << 20);
+  if (!text) return;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t a = line.find(':');
+    size_t b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    char* end = nullptr;
+    unsigned long v = std::strtoul(line.c_str() + b + 1, &end, 10);
+    if (end && *end == ':') out.insert(uint32_t(v));
+  }
+}
+
+// Every uid (real, effective, saved, filesystem) of every running process.
+std::set<uint32_t> process_uids() {
+  std::set<uint32_t> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (struct dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    auto status = read_file(std::string("/proc/") + e->d_name + "/status", 1 << 16);
+    if (!status) continue;  // gone meanwhile
+    auto p = status->find("\nUid:");
+    if (p == std::string::npos) continue;
+    std::istringstream fields(status->substr(p + 5, status->find('\n', p + 1) - p - 5));
+    uint32_t u;
+    while (fields >> u) out.insert(u);
+  }
+  ::closedir(d);
+  return out;
+}
+
+Result<void> ensure_dir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) < 0) return sys_error("stat " + path);
+  if (!S_ISDIR(st.st_mode)) return fail(path + ": not a directory");
+  return {};
+}
+
+Result<std::string> read_claim(const std::string& path) {
+  auto text = read_file(path, 4096);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return *text;
+}
+
+// A claim whose container's state directory is gone and whose uid no process owns.
+bool stale(const std::string& root, const std::string& claim_path, uint32_t uid, const std::set<uint32_t>& in_use) {
+  auto holder = read_claim(claim_path);
+  if (!holder || holder->empty() || holder->find('/') != std::string::npos) return false;
+  if (in_use.contains(uid)) return false;
+  return ::access((root + "/" + *holder).c_str(), F_OK) < 0 && errno == ENOENT;
+}
+
+// O_CREAT|O_EXCL: exactly one creator wins the uid. Returns false if someone holds it.
+Result<bool> claim(const std::string& path, const std::string& id) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    return sys_error("create " + path);
+  }
+  Fd owner(fd);
+  auto w = write_all(fd, id, path);
+  if (!w) {
+    ::unlink(path.c_str());
+    return std::unexpected(std::move(w.error()));
+  }
+  return true;
+}
+
+// Take over a stale claim. Under an exclusive flock of the claims directory, so that two
+// creates that both saw it stale cannot both unlink and re-create it: the second one, once
+// it has the lock, finds the first one's live claim.
+Result<bool> take_over(const std::string& root, const std::string& path, uint32_t uid,
+                       const std::set<uint32_t>& in_use, const std::string& id) {
+  Fd dir = TRY(open_file(claims_dir(root), O_RDONLY | O_DIRECTORY));
+  while (::flock(dir.get(), LOCK_EX) < 0)
+    if (errno != EINTR) return sys_error("lock " + claims_dir(root));
+  if (!stale(root, path, uid, in_use)) return false;
+  if (::unlink(path.c_str()) < 0 && errno != ENOENT) return sys_error("remove stale claim " + path);
+  return claim(path, id);
+}
+
+}  // namespace
+
+std::string ephemeral_uid_claim_path(const std::string& state_root, uint32_t uid) {
+  return claims_dir(state_root) + "/" + std::to_string(uid);
+}
+
+Result<uint32_t> allocate_ephemeral_uid(const std::string& state_root, uint32_t first, uint32_t count,
+                                        const std::string& container_id) {
+  if (count == 0 || uint64_t(first) + count > 4294967295ull)  // (uid_t)-1 is "no change" to setuid
+    return fail("ephemeral uid range " + std::to_string(first) + "+" + std::to_string(count) + " is invalid");
+  if (container_id.empty() || container_id.find('/') != std::string::npos)
+    return fail("ephemeral uid: bad container id \"" + container_id + "\"");
+  TRYV(ensure_dir(state_root));
+  TRYV(ensure_dir(claims_dir(state_root)));
+
+  std::set<uint32_t> accounts;
+  ids_in("/etc/passwd", accounts);
+  ids_in("/etc/group", accounts);  // the gid defaults to the uid: it must be free too
+  auto in_use = process_uids();
+
+  // Start at a random offset so that concurrent creates rarely race for the same claim.
+  uint32_t start = 0;
+  if (getrandom(&start, sizeof start, GRND_NONBLOCK) != sizeof start) start = uint32_t(getpid());
+  start %= count;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t uid = first + (start + i) % count;
+    if (accounts.contains(uid) || in_use.contains(uid)) continue;
+    std::string path = ephemeral_uid_claim_path(state_root, uid);
+    if (TRY(claim(path, container_id))) return uid;
+    if (stale(state_root, path, uid, in_use) && TRY(take_over(state_root, path, uid, in_use, container_id))) return uid;
+  }
+  return std::unexpected(Error{EAGAIN, "no free ephemeral uid in " + std::to_string(first) + ".." +
+                                           std::to_string(uint64_t(first) + count - 1)});
+}
+
+Result<void> release_ephemeral_uid(const std::string& state_root, uint32_t uid, const std::string& container_id) {
+  std::string path = ephemeral_uid_claim_path(state_root, uid);
+  auto holder = read_claim(path);
+  if (!holder) {
+    if (holder.error().err == ENOENT) return {};
+    return std::unexpected(std::move(holder.error()));
+  }
+  if (*holder != container_id) return {};  // someone else's claim: not ours to remove
+  if (::unlink(path.c_str()) < 0 && errno != ENOENT) return sys_error("remove " + path);
+  return {};
+}
+
+}  // namespace sh::lifecycle
