@@ -1,0 +1,91 @@
+// Thin: every subcommand is a few calls into spec-mapping/ (which is unit-tested).
+#include "runtime/cli/cmd_policy.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "base/file.hpp"
+#include "spec-mapping/explain.hpp"
+#include "spec-mapping/map.hpp"
+
+namespace sh::cli {
+namespace {
+
+Result<std::string> one_file(const Parsed& p, const char* sub) {
+  if (p.positional.size() != 1)
+    return fail(std::string("policy ") + sub + ": requires exactly 1 argument, the policy file (got " +
+                std::to_string(p.positional.size()) + ")");
+  return p.positional[0];
+}
+
+void out(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+Result<int> check(const Parsed& p) {
+  std::string file = TRY(one_file(p, "check"));
+  auto pol = policy::load_policy(file);
+  if (!pol) {
+    // The error already names the file and the JSON path.
+    std::fprintf(stderr, "%s\n", pol.error().what().c_str());
+    return 1;
+  }
+  out(file + ": ok (id " + pol->id + ", hash " + pol->hash + ")\n");
+  return 0;
+}
+
+Result<int> hash(const Parsed& p) {
+  auto pol = TRY(policy::load_policy(TRY(one_file(p, "hash"))));
+  out(pol.hash + "\n");
+  return 0;
+}
+
+Result<int> map(const Parsed& p) {
+  auto pol = TRY(policy::load_policy(TRY(one_file(p, "map"))));
+  if (!p.has("bundle")) {
+    out(TRY(policy::map_policy_json(pol, true)));
+    return 0;
+  }
+  std::string path = p.get("bundle") + "/config.json";
+  out(TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true)));
+  return 0;
+}
+
+Result<int> apply(const Parsed& p) {
+  if (!p.positional.empty()) return fail("policy apply: unexpected argument \"" + p.positional[0] + "\"");
+  if (!p.has("policy") || !p.has("bundle")) return fail("policy apply: --policy FILE and --bundle DIR are required");
+  auto pol = TRY(policy::load_policies(p.all("policy")));
+  std::string path = p.get("bundle") + "/config.json";
+  std::string merged = TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true));
+  struct stat st {};
+  mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  TRYV(write_file_atomic(path, merged, mode));
+  return 0;
+}
+
+Result<int> explain(const Parsed& p) {
+  auto pol = TRY(policy::load_policy(TRY(one_file(p, "explain"))));
+  out("policy " + pol.id + " (hash " + pol.hash + ")" + (pol.best_effort ? ", best effort" : "") + "\n");
+  auto bounds = policy::explain(pol);
+  for (const auto& b : bounds) out("  " + policy::format_bound(b) + "\n");
+  if (auto r = policy::require_available(bounds, pol.best_effort); !r) {
+    std::fprintf(stderr, "%s\n", r.error().what().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<int> cmd_policy(const lifecycle::Globals&, const Args& args, size_t from) {
+  if (from >= args.size()) return fail(std::string("policy: missing subcommand (usage: ") + kPolicyUsage + ")");
+  const std::string& sub = args[from];
+  auto p = TRY(parse({{{"bundle", "b"}, true}, {{"policy", "p"}, true, true}}, args, from + 1));
+  if (sub == "check") return check(p);
+  if (sub == "hash") return hash(p);
+  if (sub == "map") return map(p);
+  if (sub == "apply") return apply(p);
+  if (sub == "explain") return explain(p);
+  return fail("policy: unknown subcommand \"" + sub + "\" (usage: " + kPolicyUsage + ")");
+}
+
+}  // namespace sh::cli
