@@ -36,7 +36,8 @@ Policy intersect(const Policy& floor, const Policy& tighter);
 //    a new one (a join shares it with whoever owns it: looser); network "none"/"loopback"
 //    means a new network namespace, so a path join of the network namespace is removed;
 //  - linux.resources: memory limit, cpu quota and pids limit at the min of both; devices:
-//    deny-all, then allow only the policy's devices with the access the config also grants;
+//    deny-all, then allow only the policy's devices with the access the config also grants
+//    (the runtime's default devices count as granted, as runc always grants them);
 //    linux.devices keeps only nodes of allowed devices;
 //  - root.readonly OR; bind mounts made read-only if bindsReadOnly; policy tmpfs (nosuid,
 //    nodev, noexec unless exec) and read-only binds replace config mounts at the same place;
