@@ -31,6 +31,12 @@ inline std::unexpected<Error> fail(std::string what) {
 }
 inline std::unexpected<Error> fail(Error e) { return std::unexpected(std::move(e)); }
 
+namespace detail {
+template <class T>
+T take(std::expected<T, Error>&& r) { return std::move(*r); }
+inline void take(std::expected<void, Error>&&) {}
+}  // namespace detail
+
 }  // namespace sh
 
 // Propagate an error: `auto v = TRY(f());`  /  `TRYV(g());` for Result<void>.
@@ -38,7 +44,7 @@ inline std::unexpected<Error> fail(Error e) { return std::unexpected(std::move(e
   ({                                                               \
     auto _r = (__VA_ARGS__);                                       \
     if (!_r) return std::unexpected(std::move(_r.error()));        \
-    std::move(*_r);                                                \
+    ::sh::detail::take(std::move(_r));                             \
   })
 #define TRYV(...)                                                  \
   do {                                                             \
@@ -50,7 +56,7 @@ inline std::unexpected<Error> fail(Error e) { return std::unexpected(std::move(e
   ({                                                                           \
     auto _r = (__VA_ARGS__);                                                   \
     if (!_r) return std::unexpected(std::move(_r.error()).context(ctx));       \
-    std::move(*_r);                                                            \
+    ::sh::detail::take(std::move(_r));                                         \
   })
 #define TRYVC(ctx, ...)                                                        \
   do {                                                                         \

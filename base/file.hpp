@@ -1,6 +1,7 @@
 // Small whole-file helpers. All opens are O_CLOEXEC; writes of state are atomic
 // (write to a temp file in the same directory, fsync-free rename).
 #pragma once
+#include <fcntl.h>
 #include <string>
 #include <string_view>
 

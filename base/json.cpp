@@ -1,5 +1,6 @@
 #include "base/json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,7 +19,8 @@ const char* type_name(yajl_val v) {
 }  // namespace
 
 std::unexpected<Error> Value::error(std::string_view what) const {
-  return fail(path_ + " " + std::string(what));
+  // `what` starts with ": " ("a.b: expected an integer").
+  return fail(path_ + std::string(what));
 }
 
 std::string Value::child_path(std::string_view key) const {
@@ -180,6 +182,27 @@ Result<Value> Value::need(std::string_view key) const {
   return *v;
 }
 
+namespace {
+// A key given twice is refused: Go's decoder (Docker, containerd) keeps the last, a tree
+// lookup the first; a document that reads differently to two programs is an attack surface.
+Result<void> check_duplicates(yajl_val v, const std::string& path) {
+  if (YAJL_IS_ARRAY(v)) {
+    for (size_t i = 0; i < v->u.array.len; ++i)
+      TRYV(check_duplicates(v->u.array.values[i], path + "[" + std::to_string(i) + "]"));
+    return {};
+  }
+  if (!YAJL_IS_OBJECT(v)) return {};
+  size_t n = v->u.object.len;
+  std::vector<std::string_view> keys(v->u.object.keys, v->u.object.keys + n);
+  std::sort(keys.begin(), keys.end());
+  auto dup = std::adjacent_find(keys.begin(), keys.end());
+  auto child = [&](std::string_view k) { return path.back() == ':' ? path + " " + std::string(k) : path + "." + std::string(k); };
+  if (dup != keys.end()) return fail(child(*dup) + ": duplicate key");
+  for (size_t i = 0; i < n; ++i) TRYV(check_duplicates(v->u.object.values[i], child(v->u.object.keys[i])));
+  return {};
+}
+}  // namespace
+
 Result<Document> Document::parse(std::string_view text, std::string origin) {
   // yajl wants a NUL-terminated buffer; refuse embedded NULs rather than truncate.
   std::string buf(text);
@@ -196,6 +219,7 @@ Result<Document> Document::parse(std::string_view text, std::string origin) {
   Document d;
   d.tree_.reset(v);
   d.origin_ = std::move(origin);
+  TRYV(check_duplicates(v, d.origin_ + ":"));
   return d;
 }
 

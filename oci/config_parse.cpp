@@ -538,23 +538,13 @@ Result<Config> parse_root(const Value& v) {
   return c;
 }
 
-// base/json.cpp's Value::error() puts a space between the path and a text that already
-// starts with ": ", giving "a.b : expected ..."; close that gap so every message reads
-// "config.json: a.b: expected ...". A no-op once json.cpp joins them without the space.
-Error tidy(Error e) {
-  if (auto p = e.msg.find(" : "); p != std::string::npos) e.msg.replace(p, 3, ": ");
-  return e;
-}
-
 }  // namespace
 
 Result<Config> parse_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
   if (!root.is_object()) return fail(origin + ": expected a JSON object at the top level");
-  auto c = parse_root(root);
-  if (!c) return fail(tidy(std::move(c.error())));
-  return c;
+  return parse_root(root);
 }
 
 }  // namespace sh::oci

@@ -54,8 +54,12 @@ Result<void> memory(const Dir& d, const oci::MemoryResources& m, bool updating) 
   }
   // memsw is memory+swap and must stay >= the memory limit. Lifting the memory limit
   // alone would leave memsw below it, so an unlimited memory limit lifts memsw too.
-  std::optional<int64_t> memsw = m.swap && *m.swap != 0 ? m.swap : std::nullopt;
-  if (!memsw && m.limit && *m.limit == -1) memsw = -1;
+  // A sentinel instead of std::optional: g++ 12 -O2 warns (falsely) about an optional here.
+  constexpr int64_t kUnset = INT64_MIN;
+  int64_t memsw_v = m.swap && *m.swap != 0 ? *m.swap : kUnset;
+  if (memsw_v == kUnset && m.limit && *m.limit == -1) memsw_v = -1;
+  std::optional<int64_t> memsw;
+  if (memsw_v != kUnset) memsw = memsw_v;
   if (memsw && !d.has("memory.memsw.limit_in_bytes")) {
     if (m.swap && *m.swap != 0)
       log::warn("linux.resources.memory.swap: swap accounting is off on this host (no " +

@@ -1,0 +1,17 @@
+#include <cstdio>
+
+#include "oci/state.hpp"
+#include "runtime/cli/commands.hpp"
+
+namespace sh::cli {
+
+Result<int> cmd_state(const lifecycle::Globals& g, const Args& args, size_t from) {
+  auto p = TRY(parse({{{"help", "h"}, false}}, args, from));
+  auto s = TRY(lifecycle::state(g, TRY(one_id(p.positional, "state"))));
+  std::string out = oci::state_command_json(s);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fputc('\n', stdout);
+  return 0;
+}
+
+}  // namespace sh::cli

@@ -1,0 +1,43 @@
+// One function per command; each parses its own flags and calls the lifecycle library.
+// They return the process exit code; errors come back as sh::Error for the one sink in main.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "runtime/cli/args.hpp"
+#include "runtime/lifecycle/container.hpp"
+
+namespace sh::cli {
+
+using Args = std::vector<std::string>;
+using Command = Result<int> (*)(const lifecycle::Globals&, const Args& args, size_t from);
+
+struct CommandInfo {
+  const char* name;
+  Command fn;
+  const char* usage;
+};
+
+Result<int> cmd_create(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_start(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_run(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_state(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_kill(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_delete(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_list(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_spec(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_checkpoint(const lifecycle::Globals&, const Args&, size_t);
+
+const std::vector<CommandInfo>& commands();
+// Exactly one positional argument, the container id.
+Result<std::string> one_id(const std::vector<std::string>& positional, const char* cmd);
+bool wants_help(const Args& args, size_t from);
+
+}  // namespace sh::cli
+
+namespace sh::cli {
+// Flags shared by create and run, and their conversion to CreateOptions.
+std::vector<FlagSpec> create_flag_specs();
+Result<lifecycle::CreateOptions> create_options(const Parsed& p);
+}  // namespace sh::cli

@@ -1,0 +1,65 @@
+// The container lifecycle library. Each CLI command calls one function here.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+#include "oci/config.hpp"
+#include "oci/state.hpp"
+#include "runtime/lifecycle/state_store.hpp"
+
+namespace sh::lifecycle {
+
+// Global flags every command sees.
+struct Globals {
+  std::string root = "/run/sharness";
+  bool systemd_cgroup = false;
+  std::string rootless = "auto";
+};
+
+enum class Status { creating, created, running, paused, stopped };
+const char* status_name(Status s);
+
+struct CreateOptions {
+  std::string id;
+  std::string bundle;          // default: cwd
+  std::string pid_file;
+  std::string console_socket;
+  bool no_pivot = false;
+  bool no_new_keyring = false;
+  unsigned preserve_fds = 0;
+};
+
+// A loaded bundle: the parsed config, the bundle and rootfs paths, the raw config text.
+struct Bundle {
+  std::string path;    // absolute
+  std::string rootfs;  // absolute
+  std::string config_text;
+  oci::Config config;
+};
+Result<Bundle> load_bundle(const std::string& dir);
+
+// The init process left running (for run: the runtime stays its parent).
+struct Launched {
+  pid_t pid = 0;
+  Fd pidfd;
+};
+
+Result<Launched> create(const Globals& g, const CreateOptions& o);
+Result<void> start(const Globals& g, const std::string& id);
+// create + start; unless detach, wait and return the exit code (128+signal if killed).
+Result<int> run(const Globals& g, const CreateOptions& o, bool detach, bool keep);
+Result<void> kill(const Globals& g, const std::string& id, int sig, bool all);
+Result<void> remove(const Globals& g, const std::string& id, bool force);
+Result<oci::State> state(const Globals& g, const std::string& id);
+Result<std::vector<oci::State>> list(const Globals& g);
+
+// Internal helpers shared by the commands.
+Status status_of(const Record& r);
+oci::State to_state(const Record& r, Status s);
+std::string now_rfc3339();
+
+}  // namespace sh::lifecycle

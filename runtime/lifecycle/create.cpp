@@ -1,0 +1,239 @@
+// The runtime side of create: load the bundle, claim the id, make the cgroup, clone3 the
+// init into its namespaces, write maps, run the runtime-namespace hooks, wait for `ready`,
+// record the state. On any failure everything made so far is undone (Cleanup).
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+#include "hooks/hooks.hpp"
+#include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/init.hpp"
+#include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/proc_info.hpp"
+#include "runtime/linux/terminal.hpp"
+
+namespace sh::lifecycle {
+
+namespace {
+
+// Undo a half-made container: kill init, remove the cgroup and the state dir.
+struct Cleanup {
+  ContainerDir* dir = nullptr;
+  cgroups::Cgroup* cgroup = nullptr;
+  pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
+  bool armed = true;
+  ~Cleanup() {
+    if (!armed) return;
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    if (cgroup) (void)cgroup->destroy();
+    if (dir) (void)dir->remove();
+  }
+};
+
+Result<Fd> listen_start_socket(const ContainerDir& dir) {
+  Fd s(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!s) return sys_error("start socket");
+  struct sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string path = dir.fd_path("start.sock");
+  if (path.size() >= sizeof addr.sun_path) return fail("start socket path too long");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) return sys_error("bind " + path);
+  if (::listen(s.get(), 1) < 0) return sys_error("listen " + path);
+  return s;
+}
+
+// The time namespace and a joined pid namespace apply to children only: enter them in
+// the runtime right before clone3 (the runtime exits soon after).
+Result<void> enter_for_children(const oci::Config& c, const ns::Plan& plan) {
+  for (auto& j : plan.joins)
+    if ((j.flag == CLONE_NEWPID || j.flag == CLONE_NEWTIME) && ::setns(j.fd.get(), j.flag) < 0)
+      return sys_error("join namespace " + j.path);
+  if (plan.new_flags & CLONE_NEWTIME) {
+    if (::unshare(CLONE_NEWTIME) < 0) return sys_error("unshare time namespace");
+    std::string offs;
+    for (auto& [clock, o] : c.linux.time_offsets)
+      offs += clock + " " + std::to_string(o.secs) + " " + std::to_string(o.nanosecs) + "\n";
+    if (!offs.empty()) TRYV(write_file("/proc/self/timens_offsets", offs));
+  }
+  return {};
+}
+
+std::string owner_name() {
+  struct passwd* pw = ::getpwuid(::geteuid());
+  return pw ? pw->pw_name : std::to_string(::geteuid());
+}
+
+Result<void> write_pid_file(const std::string& path, pid_t pid) {
+  // Atomic: a reader never sees an empty or partial file.
+  std::string tmp = path + ".sharness-tmp";
+  TRYV(write_file(tmp, std::to_string(pid), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644));
+  if (::rename(tmp.c_str(), path.c_str()) < 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return sys_error("write pid file " + path, e);
+  }
+  return {};
+}
+
+}  // namespace
+
+oci::State to_state(const Record& r, Status s) {
+  oci::State st;
+  st.id = r.id;
+  st.status = status_name(s);
+  st.pid = (s == Status::stopped) ? 0 : r.pid;
+  st.bundle = r.bundle;
+  st.rootfs = r.rootfs;
+  st.created = r.created;
+  st.owner = r.owner;
+  st.annotations = r.annotations;
+  return st;
+}
+
+Result<Launched> create(const Globals& g, const CreateOptions& o) {
+  TRYV(validate_id(o.id));
+  Bundle b = TRY(load_bundle(o.bundle));
+  const oci::Config& c = b.config;
+  if (c.process->terminal && o.console_socket.empty())
+    return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
+  if (!c.process->terminal && !o.console_socket.empty())
+    return fail("--console-socket given but process.terminal is false");
+  ns::Plan plan = TRY(ns::plan(c));
+  if (plan.joins_user() && (plan.new_flags & CLONE_NEWPID))
+    return fail("joining a user namespace while creating a pid namespace is not supported");
+
+  Store store(g.root);
+  ContainerDir dir = TRY(store.create(o.id));
+  Cleanup cleanup;
+  cleanup.dir = &dir;
+
+  Record rec;
+  rec.id = o.id;
+  rec.bundle = b.path;
+  rec.rootfs = b.rootfs;
+  rec.created = now_rfc3339();
+  rec.owner = owner_name();
+  rec.annotations = c.annotations;
+  TRYV(write_file_atomic(dir.fd_path("config.json"), b.config_text, 0600));
+
+  auto layout = TRY(cgroups::detect_layout());
+  rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
+  cgroups::Cgroup cg(layout, rec.cgroup_path);
+  TRYC("cgroup " + rec.cgroup_path, cg.create(c.linux.resources ? &*c.linux.resources : nullptr));
+  cleanup.cgroup = &cg;
+  TRYV(dir.save(rec));  // state is readable ("creating") while init is set up
+
+  Fd listener = TRY(listen_start_socket(dir));
+  int sp[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("socketpair");
+  Fd parent_sock(sp[0]), child_sock(sp[1]);
+  Fd console;
+  if (!o.console_socket.empty()) console = TRY(terminal::connect_console_socket(o.console_socket));
+
+  // clone3 straight into the cgroup on pure v2; otherwise the runtime moves init in before
+  // `go` and init unshares its cgroup namespace afterwards, so its root is the container's.
+  int cgfd = TRY(cg.open_v2_dir());
+  Fd cg_dir(cgfd);
+  // Joining a user namespace: init joins it first, then unshares the rest itself.
+  unsigned long flags = plan.joins_user() ? 0 : plan.new_flags;
+  flags &= ~(unsigned long)CLONE_NEWTIME;
+  bool cgroupns_later = false;
+  if ((flags & CLONE_NEWCGROUP) && !cg_dir) {
+    flags &= ~(unsigned long)CLONE_NEWCGROUP;
+    cgroupns_later = true;
+  }
+  if (plan.joins_user()) cgroupns_later = false;  // init unshares everything after joining
+
+  InitContext ctx;
+  ctx.config = &c;
+  ctx.plan = &plan;
+  ctx.id = o.id;
+  ctx.rootfs = b.rootfs;
+  ctx.sync_fd = child_sock.get();
+  ctx.listen_fd = listener.get();
+  ctx.console_fd = console.get();
+  ctx.no_pivot = o.no_pivot;
+  ctx.no_new_keyring = o.no_new_keyring;
+  ctx.cgroupns_after_join = cgroupns_later;
+  ctx.preserve_fds = o.preserve_fds;
+  ctx.state_dir_fd = dir.fd();
+
+  TRYV(enter_for_children(c, plan));
+  int pidfd = -1;
+  struct clone_args args{};
+  args.flags = flags | CLONE_PIDFD | (cg_dir ? CLONE_INTO_CGROUP : 0);
+  args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
+  args.exit_signal = SIGCHLD;
+  args.cgroup = cg_dir ? uint64_t(cg_dir.get()) : 0;
+  long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  if (pid < 0) return sys_error("clone3 container init");
+  if (pid == 0) {
+    parent_sock.reset();  // so the child sees EOF if the runtime dies
+    init_main(ctx);
+  }
+  cleanup.pid = pid_t(pid);
+  Fd pidfd_owner(pidfd);
+  child_sock.reset();
+  listener.reset();
+  console.reset();
+
+  if (plan.new_user())
+    TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings, g.rootless == "true"));
+  if (!cg_dir) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
+
+  rec.pid = pid_t(pid);
+  auto st = proc::stat(rec.pid);
+  rec.start_time = st ? st->start_time : 0;
+  std::string creating = oci::hook_state_json(to_state(rec, Status::creating));
+  TRYV(sync::send(parent_sock.get(), sync::Msg::go, creating));
+
+  for (;;) {
+    auto m = TRY(sync::recv(parent_sock.get()));
+    if (!m) {
+      int status = 0;
+      ::waitpid(pid_t(pid), &status, 0);
+      cleanup.pid = 0;
+      return fail("container init exited unexpectedly (status " + std::to_string(status) + ")");
+    }
+    if (m->type == sync::Msg::error) return fail(m->payload);
+    if (m->type == sync::Msg::hooks_request) {
+      auto r = hooks::run(c.hooks.prestart, "prestart", creating);
+      if (r) r = hooks::run(c.hooks.create_runtime, "createRuntime", creating);
+      if (!r) {
+        (void)sync::send(parent_sock.get(), sync::Msg::error, r.error().what());
+        return fail(r.error());
+      }
+      TRYV(sync::send(parent_sock.get(), sync::Msg::hooks_done, creating));
+      continue;
+    }
+    if (m->type == sync::Msg::ready) break;
+    return fail("protocol error: unexpected message from container init");
+  }
+
+  TRYV(dir.save(rec));
+  if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, rec.pid));
+  cleanup.armed = false;
+  Launched l;
+  l.pid = rec.pid;
+  l.pidfd = std::move(pidfd_owner);
+  return l;
+}
+
+}  // namespace sh::lifecycle

@@ -1,0 +1,29 @@
+// The container's init: the child of clone3 that sets up the container from inside,
+// reports `ready` over the sync socket, waits on the start barrier (a listening unix
+// socket in the state dir), and on `start` applies the last bounds and execs the process.
+#pragma once
+#include <string>
+
+#include "oci/config.hpp"
+#include "runtime/linux/namespaces.hpp"
+
+namespace sh::lifecycle {
+
+struct InitContext {
+  const oci::Config* config = nullptr;
+  const ns::Plan* plan = nullptr;
+  std::string id;
+  std::string rootfs;
+  int sync_fd = -1;      // socketpair end to the runtime
+  int listen_fd = -1;    // start barrier
+  int console_fd = -1;   // --console-socket connection, or -1
+  bool no_pivot = false;
+  bool no_new_keyring = false;
+  bool cgroupns_after_join = false;  // unshare(CLONE_NEWCGROUP) once the runtime put us in the cgroup
+  unsigned preserve_fds = 0;
+  int state_dir_fd = -1;  // the runtime's locked state dir: init must not hold the flock
+};
+
+[[noreturn]] void init_main(const InitContext& ctx);
+
+}  // namespace sh::lifecycle

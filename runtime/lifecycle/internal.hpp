@@ -1,0 +1,15 @@
+// Pieces shared between lifecycle commands (not part of the public API).
+#pragma once
+#include "oci/config.hpp"
+#include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/state_store.hpp"
+
+namespace sh::lifecycle {
+
+Result<oci::Config> load_saved_config(const ContainerDir& dir);
+// start with the container's dir already locked (run uses it right after create).
+Result<void> start_locked(ContainerDir& dir, Record& rec);
+// Tear down a container that is (or was just made) stopped: cgroup, poststop hooks, state.
+Result<void> destroy_locked(ContainerDir& dir, const Record& rec);
+
+}  // namespace sh::lifecycle

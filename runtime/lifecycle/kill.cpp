@@ -1,0 +1,105 @@
+// kill and delete. Signals go through a pidfd opened after checking the start time, so a
+// recycled pid is never signalled.
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/log.hpp"
+#include "hooks/hooks.hpp"
+#include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/internal.hpp"
+#include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/proc_info.hpp"
+
+namespace sh::lifecycle {
+
+namespace {
+
+// A pidfd for the record's init, or an empty Fd if that process is gone.
+Fd init_pidfd(const Record& r) {
+  if (r.pid <= 0) return Fd();
+  Fd fd(int(::syscall(SYS_pidfd_open, r.pid, 0)));
+  if (!fd) return Fd();
+  // Checked after opening: the pidfd now pins the process, so the check cannot go stale.
+  if (!proc::alive(r.pid, r.start_time)) return Fd();
+  return fd;
+}
+
+Result<void> signal_init(const Record& r, int sig) {
+  Fd fd = init_pidfd(r);
+  if (!fd) return fail("container " + r.id + " is not running");
+  if (::syscall(SYS_pidfd_send_signal, fd.get(), sig, nullptr, 0) < 0)
+    return sys_error("signal container " + r.id + " init (pid " + std::to_string(r.pid) + ")");
+  return {};
+}
+
+Result<cgroups::Cgroup> cgroup_of(const Record& r) {
+  auto layout = TRY(cgroups::detect_layout());
+  return cgroups::Cgroup(layout, r.cgroup_path);
+}
+
+// Kill init and wait (bounded) until it is gone.
+void kill_and_wait(const Record& r) {
+  Fd fd = init_pidfd(r);
+  if (!fd) return;
+  ::syscall(SYS_pidfd_send_signal, fd.get(), SIGKILL, nullptr, 0);
+  struct pollfd p{fd.get(), POLLIN, 0};
+  ::poll(&p, 1, 5000);
+}
+
+}  // namespace
+
+Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
+  Store store(g.root);
+  ContainerDir dir = TRY(store.open(id, Lock::shared));
+  Record r = TRY(dir.load());
+  Status s = status_of(r);
+  if (s == Status::stopped || s == Status::creating)
+    return fail("cannot kill container " + id + ": it is " + status_name(s));
+  if (!all) return signal_init(r, sig);
+  auto cg = TRY(cgroup_of(r));
+  // A paused container only takes SIGKILL once thawed.
+  if (s == Status::paused && sig == SIGKILL) (void)cg.freeze(false);
+  for (pid_t p : TRY(cg.pids()))
+    if (::kill(p, sig) < 0 && errno != ESRCH) return sys_error("kill pid " + std::to_string(p));
+  return {};
+}
+
+Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
+  kill_and_wait(rec);
+  if (!rec.cgroup_path.empty()) {
+    auto cg = cgroup_of(rec);
+    if (cg) TRYC("remove cgroup " + rec.cgroup_path, cg->destroy());
+  }
+  auto cfg = load_saved_config(dir);
+  if (cfg && !cfg->hooks.poststop.empty()) {
+    // The spec: a failing poststop hook is a warning, the delete goes on.
+    auto r = hooks::run(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
+    if (!r) log::warn(r.error().what());
+  }
+  return dir.remove();
+}
+
+Result<void> remove(const Globals& g, const std::string& id, bool force) {
+  Store store(g.root);
+  auto dir = store.open(id);
+  if (!dir) {
+    if (force && validate_id(id)) return {};  // delete --force of an unknown id succeeds
+    return fail(dir.error());
+  }
+  auto rec = dir->load();
+  if (!rec) {
+    // A state dir without a readable record: nothing we can stop; with --force, remove it.
+    if (force) return dir->remove();
+    return fail(rec.error());
+  }
+  Status s = status_of(*rec);
+  if (!force && (s == Status::running || s == Status::paused))
+    return fail("cannot delete container " + id + " that is not stopped: " + status_name(s));
+  if (!force && s == Status::creating)
+    return fail("cannot delete container " + id + ": it is being created");
+  return destroy_locked(*dir, *rec);
+}
+
+}  // namespace sh::lifecycle

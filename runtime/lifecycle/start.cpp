@@ -1,0 +1,57 @@
+// start: release the barrier init waits on, and report init's errors if it cannot exec.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+#include "hooks/hooks.hpp"
+#include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/sync.hpp"
+
+namespace sh::lifecycle {
+
+Result<oci::Config> load_saved_config(const ContainerDir& dir) {
+  std::string text = TRY(read_file_at(dir.fd(), "config.json", 32u << 20));
+  return oci::parse_config(text, dir.path() + "/config.json");
+}
+
+Result<void> start_locked(ContainerDir& dir, Record& rec) {
+  Status s = status_of(rec);
+  if (s != Status::created)
+    return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
+  Fd sock(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!sock) return sys_error("start socket");
+  struct sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string path = dir.fd_path("start.sock");
+  std::memcpy(addr.sun_path, path.c_str(), std::min(path.size() + 1, sizeof addr.sun_path - 1));
+  if (::connect(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
+    return sys_error("start container " + rec.id + ": connect to init");
+  ::unlinkat(dir.fd(), "start.sock", 0);
+  TRYV(sync::send(sock.get(), sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
+  // init closes the socket by exec'ing (CLOEXEC); anything it sends is an error.
+  auto m = TRY(sync::recv(sock.get()));
+  if (m) return fail(m->type == sync::Msg::error ? m->payload : "protocol error from container init");
+  rec.started = true;
+  TRYV(dir.save(rec));
+  auto cfg = load_saved_config(dir);
+  if (cfg && !cfg->hooks.poststart.empty()) {
+    // A failing poststart hook is a warning: the container is already running.
+    auto r = hooks::run(cfg->hooks.poststart, "poststart", oci::hook_state_json(to_state(rec, Status::running)));
+    if (!r) log::warn(r.error().what());
+  }
+  return {};
+}
+
+Result<void> start(const Globals& g, const std::string& id) {
+  Store store(g.root);
+  ContainerDir dir = TRY(store.open(id));
+  Record rec = TRY(dir.load());
+  return start_locked(dir, rec);
+}
+
+}  // namespace sh::lifecycle

@@ -1,0 +1,169 @@
+#include "runtime/lifecycle/state_store.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "base/file.hpp"
+#include "base/json.hpp"
+
+namespace sh::lifecycle {
+
+namespace {
+constexpr const char* kStateFile = "state.json";
+
+Result<void> mkdir_p(const std::string& path, mode_t mode) {
+  if (::mkdir(path.c_str(), mode) == 0 || errno == EEXIST) return {};
+  if (errno != ENOENT) return sys_error("mkdir " + path);
+  auto slash = path.rfind('/');
+  if (slash == 0 || slash == std::string::npos) return sys_error("mkdir " + path);
+  TRYV(mkdir_p(path.substr(0, slash), 0755));
+  if (::mkdir(path.c_str(), mode) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
+  return {};
+}
+}  // namespace
+
+Result<void> validate_id(std::string_view id) {
+  if (id.empty()) return fail("invalid container id: must not be empty");
+  if (id.size() > 1024) return fail("invalid container id: longer than 1024 characters");
+  if (id == "." || id == "..") return fail("invalid container id: \"" + std::string(id) + "\"");
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '+' ||
+              c == '-' || c == '.';
+    if (!ok) return fail("invalid container id \"" + std::string(id) + "\": only [A-Za-z0-9_+.-] allowed");
+  }
+  return {};
+}
+
+std::string record_to_json(const Record& r) {
+  json::Writer w;
+  w.begin_object().kv("id", r.id).kv("pid", (long long)r.pid).key("startTime").uinteger(r.start_time);
+  w.kv("started", r.started).kv("bundle", r.bundle).kv("rootfs", r.rootfs).kv("created", r.created);
+  w.kv("owner", r.owner).kv("cgroupPath", r.cgroup_path);
+  w.key("annotations").begin_object();
+  for (auto& [k, v] : r.annotations) w.kv(k, v);
+  w.end_object().end_object();
+  return w.str();
+}
+
+Result<Record> record_from_json(std::string_view text, const std::string& origin) {
+  auto doc = TRY(json::Document::parse(text, origin));
+  auto root = doc.root();
+  TRYV(root.expect_object());
+  Record r;
+  TRYV(root.opt("id", r.id));
+  std::optional<int64_t> pid;
+  std::optional<uint64_t> st;
+  TRYV(root.opt("pid", pid));
+  TRYV(root.opt("startTime", st));
+  r.pid = pid ? pid_t(*pid) : 0;
+  r.start_time = st.value_or(0);
+  TRYV(root.opt("started", r.started));
+  TRYV(root.opt("bundle", r.bundle));
+  TRYV(root.opt("rootfs", r.rootfs));
+  TRYV(root.opt("created", r.created));
+  TRYV(root.opt("owner", r.owner));
+  TRYV(root.opt("cgroupPath", r.cgroup_path));
+  if (auto a = root.get("annotations"); a && !a->is_null()) {
+    TRYV(a->each_member([&](std::string_view k, const json::Value& v) -> Result<void> {
+      r.annotations[std::string(k)] = TRY(v.as_string());
+      return {};
+    }));
+  }
+  return r;
+}
+
+Result<Record> ContainerDir::load() const {
+  auto text = read_file_at(dirfd_.get(), kStateFile, 16u << 20);
+  if (!text) return fail(Error(text.error()).context("container " + id_ + ": read state"));
+  return record_from_json(*text, path_ + "/" + kStateFile);
+}
+
+Result<void> ContainerDir::save(const Record& r) const {
+  return write_file_atomic(fd_path(kStateFile), record_to_json(r), 0600);
+}
+
+std::string ContainerDir::fd_path(const std::string& name) const {
+  return "/proc/self/fd/" + std::to_string(dirfd_.get()) + "/" + name;
+}
+
+Result<void> ContainerDir::remove() {
+  // Only files live here (state, config copy, socket): unlink them, then the directory.
+  Fd dup(::openat(dirfd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dup) return sys_error("open " + path_);
+  DIR* d = ::fdopendir(dup.release());
+  if (!d) return sys_error("opendir " + path_);
+  while (struct dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (n == "." || n == "..") continue;
+    if (::unlinkat(dirfd_.get(), e->d_name, 0) < 0 && errno != ENOENT) {
+      int err = errno;
+      ::closedir(d);
+      return sys_error("remove " + path_ + "/" + std::string(n), err);
+    }
+  }
+  ::closedir(d);
+  if (::rmdir(path_.c_str()) < 0 && errno != ENOENT) return sys_error("remove " + path_);
+  return {};
+}
+
+Result<ContainerDir> Store::lock(std::string id, Fd dirfd, Lock mode) {
+  while (mode != Lock::none && ::flock(dirfd.get(), mode == Lock::exclusive ? LOCK_EX : LOCK_SH) < 0)
+    if (errno != EINTR) return sys_error("lock container " + id);
+  // A concurrent delete may have removed the directory while we waited.
+  struct stat st;
+  if (::fstat(dirfd.get(), &st) < 0) return sys_error("stat container " + id);
+  if (st.st_nlink == 0) return fail("container " + id + " does not exist");
+  ContainerDir c;
+  c.id_ = std::move(id);
+  c.path_ = root_ + "/" + c.id_;
+  c.dirfd_ = std::move(dirfd);
+  return c;
+}
+
+Result<ContainerDir> Store::create(const std::string& id) {
+  TRYV(validate_id(id));
+  TRYV(mkdir_p(root_, 0700));
+  std::string path = root_ + "/" + id;
+  if (::mkdir(path.c_str(), 0700) < 0) {
+    if (errno == EEXIST) return fail("container " + id + " already exists");
+    return sys_error("create state directory " + path);
+  }
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) return sys_error("open " + path);
+  return lock(id, std::move(fd), Lock::exclusive);
+}
+
+Result<ContainerDir> Store::open(const std::string& id, Lock mode) {
+  TRYV(validate_id(id));
+  std::string path = root_ + "/" + id;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return fail("container " + id + " does not exist");
+    return sys_error("open " + path);
+  }
+  return lock(id, std::move(fd), mode);
+}
+
+Result<std::vector<std::string>> Store::list() const {
+  std::vector<std::string> ids;
+  DIR* d = ::opendir(root_.c_str());
+  if (!d) {
+    if (errno == ENOENT) return ids;
+    return sys_error("open " + root_);
+  }
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == ".." || e->d_type != DT_DIR) continue;
+    if (validate_id(n)) ids.push_back(std::move(n));
+  }
+  ::closedir(d);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace sh::lifecycle

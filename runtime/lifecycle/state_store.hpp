@@ -1,0 +1,73 @@
+// The state store under --root: one 0700 directory per container holding state.json
+// (written atomically), a copy of the bundle's config.json, and the start socket.
+// A flock on the directory serialises commands on one id.
+#pragma once
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+
+namespace sh::lifecycle {
+
+// What the runtime remembers about a container between commands.
+struct Record {
+  std::string id;
+  pid_t pid = 0;
+  uint64_t start_time = 0;  // of the init process, pins the pid
+  bool started = false;     // `start` released the barrier
+  std::string bundle;
+  std::string rootfs;
+  std::string created;      // RFC 3339
+  std::string owner;
+  std::string cgroup_path;  // relative to each hierarchy root
+  std::map<std::string, std::string> annotations;
+};
+
+std::string record_to_json(const Record& r);
+Result<Record> record_from_json(std::string_view text, const std::string& origin);
+
+// Container ids: [A-Za-z0-9_+.-], 1..1024 chars, not "." or "..".
+Result<void> validate_id(std::string_view id);
+
+class ContainerDir {
+ public:
+  const std::string& id() const { return id_; }
+  const std::string& path() const { return path_; }
+  int fd() const { return dirfd_.get(); }
+  Result<Record> load() const;
+  Result<void> save(const Record& r) const;
+  // Path usable for bind/connect of a unix socket in this dir regardless of its length.
+  std::string fd_path(const std::string& name) const;
+  // Remove every file and the directory itself.
+  Result<void> remove();
+
+ private:
+  friend class Store;
+  std::string id_, path_;
+  Fd dirfd_;  // holds the flock
+};
+
+enum class Lock { none, shared, exclusive };
+
+class Store {
+ public:
+  explicit Store(std::string root) : root_(std::move(root)) {}
+  const std::string& root() const { return root_; }
+  // A new container directory, locked; fails if the id exists.
+  Result<ContainerDir> create(const std::string& id);
+  // An existing one; "container X does not exist" otherwise. Readers (state, list) take
+  // no lock so that a hook may query the container its create is still holding.
+  Result<ContainerDir> open(const std::string& id, Lock lock = Lock::exclusive);
+  // Container ids present (sorted).
+  Result<std::vector<std::string>> list() const;
+
+ private:
+  Result<ContainerDir> lock(std::string id, Fd dirfd, Lock mode);
+  std::string root_;
+};
+
+}  // namespace sh::lifecycle

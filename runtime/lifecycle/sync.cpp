@@ -1,0 +1,95 @@
+#include "runtime/lifecycle/sync.hpp"
+
+#include <sys/socket.h>
+
+#include <cstring>
+#include <vector>
+
+namespace sh::sync {
+
+Result<void> send(int fd, Msg type, std::string_view payload) {
+  std::string buf;
+  buf.reserve(payload.size() + 1);
+  buf += char(type);
+  buf += payload;
+  for (;;) {
+    ssize_t n = ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
+    if (n >= 0) return {};
+    if (errno != EINTR) return sys_error("sync send");
+  }
+}
+
+Result<std::optional<Message>> recv(int fd) {
+  // Peek the datagram size first so any payload size fits.
+  char probe;
+  ssize_t len;
+  do len = ::recv(fd, &probe, 1, MSG_PEEK | MSG_TRUNC);
+  while (len < 0 && errno == EINTR);
+  if (len < 0) {
+    if (errno == ECONNRESET) return std::optional<Message>();
+    return sys_error("sync recv");
+  }
+  if (len == 0) return std::optional<Message>();
+  std::vector<char> buf(static_cast<size_t>(len));
+  ssize_t n;
+  do n = ::recv(fd, buf.data(), buf.size(), 0);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return sys_error("sync recv");
+  Message m{Msg(buf[0]), std::string(buf.data() + 1, size_t(n) - 1)};
+  return std::optional<Message>(std::move(m));
+}
+
+Result<Message> expect(int fd, Msg want, std::string_view peer) {
+  auto m = TRY(recv(fd));
+  if (!m) return fail(std::string(peer) + " exited unexpectedly");
+  if (m->type == Msg::error) return fail(m->payload);
+  if (m->type != want)
+    return fail("protocol error: unexpected message " + std::to_string(int(m->type)) + " from " + std::string(peer));
+  return std::move(*m);
+}
+
+Result<void> send_fd(int sock, int fd, std::string_view payload) {
+  std::string data(payload.empty() ? std::string_view("x") : payload);
+  struct iovec iov{data.data(), data.size()};
+  alignas(struct cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctrl;
+  msg.msg_controllen = sizeof ctrl;
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  for (;;) {
+    if (::sendmsg(sock, &msg, MSG_NOSIGNAL) >= 0) return {};
+    if (errno != EINTR) return sys_error("send fd");
+  }
+}
+
+Result<Fd> recv_fd(int sock, std::string* payload) {
+  char data[4096];
+  struct iovec iov{data, sizeof data};
+  alignas(struct cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctrl;
+  msg.msg_controllen = sizeof ctrl;
+  ssize_t n;
+  do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return sys_error("receive fd");
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
+      if (payload) payload->assign(data, size_t(n));
+      return Fd(fd);
+    }
+  }
+  return fail("receive fd: no file descriptor in message");
+}
+
+}  // namespace sh::sync

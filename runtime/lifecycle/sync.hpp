@@ -1,0 +1,38 @@
+// The typed protocol between the runtime and the container's init, over a SOCK_SEQPACKET
+// socketpair (one datagram a message): a type byte and a text payload. Errors travel back
+// as messages, so the user sees the real cause, not "init exited".
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+
+namespace sh::sync {
+
+enum class Msg : unsigned char {
+  go = 1,          // runtime -> init: namespaces joined, maps written, cgroup joined; payload: state json
+  hooks_request,   // init -> runtime: run prestart + createRuntime hooks now
+  hooks_done,      // runtime -> init: hooks ran; payload: state json for createContainer
+  ready,           // init -> runtime: set up, waiting on the start barrier
+  error,           // either way: payload is the error text; the sender gives up
+  start,           // start command -> init: payload: state json for startContainer hooks
+};
+
+struct Message {
+  Msg type;
+  std::string payload;
+};
+
+Result<void> send(int fd, Msg type, std::string_view payload = {});
+// nullopt on EOF (the peer closed: for init after a successful execve).
+Result<std::optional<Message>> recv(int fd);
+// recv() that insists on `want`; an error message becomes an Error carrying its text.
+Result<Message> expect(int fd, Msg want, std::string_view peer);
+
+// Pass an fd over a unix socket (SCM_RIGHTS), and receive one.
+Result<void> send_fd(int sock, int fd, std::string_view payload);
+Result<Fd> recv_fd(int sock, std::string* payload = nullptr);
+
+}  // namespace sh::sync

@@ -1,0 +1,28 @@
+// What /proc says about a process: its state letter, comm and start time. The start time
+// (clock ticks since boot, field 22 of /proc/<pid>/stat) pins a pid to one process, so a
+// recycled pid is never taken for the container's init.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/error.hpp"
+
+namespace sh::proc {
+
+struct Stat {
+  char state = '?';  // R S D Z T X ...
+  std::string comm;
+  uint64_t start_time = 0;
+};
+
+// nullopt when the process does not exist.
+std::optional<Stat> stat(pid_t pid);
+// Parse the text of /proc/<pid>/stat (comm may hold spaces and parentheses).
+std::optional<Stat> parse_stat(std::string_view text);
+// True when pid exists, is not a zombie, and started at start_time.
+bool alive(pid_t pid, uint64_t start_time);
+
+}  // namespace sh::proc
