@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -27,6 +28,12 @@ Result<Bundle> load_bundle(const std::string& dir) {
   std::string root = b.config.root.path;
   if (root.empty() || root[0] != '/') root = b.path + "/" + root;
   b.rootfs = TRYC("config.json: root.path", real_path(root, "rootfs"));
+  // Bind sources may be relative to the bundle, as in runc.
+  for (auto& m : b.config.mounts) {
+    bool bind = m.type == "bind" || std::find(m.options.begin(), m.options.end(), "bind") != m.options.end() ||
+                std::find(m.options.begin(), m.options.end(), "rbind") != m.options.end();
+    if (bind && !m.source.empty() && m.source[0] != '/') m.source = b.path + "/" + m.source;
+  }
   struct stat st;
   if (::stat(b.rootfs.c_str(), &st) < 0) return sys_error("rootfs " + b.rootfs);
   if (!S_ISDIR(st.st_mode)) return fail("rootfs " + b.rootfs + ": not a directory");

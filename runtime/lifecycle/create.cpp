@@ -20,6 +20,7 @@
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/init.hpp"
 #include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/proc_info.hpp"
@@ -32,7 +33,7 @@ namespace {
 // Undo a half-made container: kill init, remove the cgroup and the state dir.
 struct Cleanup {
   ContainerDir* dir = nullptr;
-  cgroups::Cgroup* cgroup = nullptr;
+  std::optional<cgroups::Cgroup> cgroup;  // owned: it must outlive nothing else
   pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
   bool armed = true;
   ~Cleanup() {
@@ -45,6 +46,41 @@ struct Cleanup {
     if (dir) (void)dir->remove();
   }
 };
+
+// Every capability name must be known now: a typo fails create, not start.
+Result<void> check_capabilities(const oci::Capabilities& c) {
+  const std::pair<const char*, const std::optional<std::vector<std::string>>*> sets[] = {
+      {"bounding", &c.bounding}, {"effective", &c.effective}, {"inheritable", &c.inheritable},
+      {"permitted", &c.permitted}, {"ambient", &c.ambient}};
+  for (auto& [name, set] : sets)
+    if (*set) TRYV(caps::parse_list(**set, std::string("config.json: process.capabilities.") + name));
+  return {};
+}
+
+// The device cgroup list the container gets: the config's rules, then (as runc does) the
+// devices every container needs and those the config creates. mknod is allowed because
+// only the runtime can create nodes: the container has no CAP_MKNOD unless configured.
+oci::Resources effective_resources(const oci::Config& c) {
+  oci::Resources r = c.linux.resources.value_or(oci::Resources{});
+  if (r.devices.empty()) return r;  // no device policy asked for: leave the cgroup's default
+  auto allow = [&](std::string type, std::optional<int64_t> major, std::optional<int64_t> minor, std::string acc) {
+    oci::DeviceRule d;
+    d.allow = true;
+    d.type = std::move(type);
+    d.major = major;
+    d.minor = minor;
+    d.access = std::move(acc);
+    r.devices.push_back(d);
+  };
+  allow("c", std::nullopt, std::nullopt, "m");
+  allow("b", std::nullopt, std::nullopt, "m");
+  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}})
+    allow("c", major, minor, "rwm");
+  allow("c", 136, std::nullopt, "rwm");  // /dev/pts/*
+  for (auto& d : c.linux.devices)
+    if (d.type == "c" || d.type == "b" || d.type == "u") allow(d.type == "u" ? "c" : d.type, d.major, d.minor, "rwm");
+  return r;
+}
 
 Result<Fd> listen_start_socket(const ContainerDir& dir) {
   Fd s(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
@@ -115,6 +151,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
   if (!c.process->terminal && !o.console_socket.empty())
     return fail("--console-socket given but process.terminal is false");
+  TRYV(check_capabilities(c.process->capabilities));
   ns::Plan plan = TRY(ns::plan(c));
   if (plan.joins_user() && (plan.new_flags & CLONE_NEWPID))
     return fail("joining a user namespace while creating a pid namespace is not supported");
@@ -135,9 +172,13 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
 
   auto layout = TRY(cgroups::detect_layout());
   rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
-  cgroups::Cgroup cg(layout, rec.cgroup_path);
-  TRYC("cgroup " + rec.cgroup_path, cg.create(c.linux.resources ? &*c.linux.resources : nullptr));
-  cleanup.cgroup = &cg;
+  oci::Resources res = effective_resources(c);
+  cleanup.cgroup.emplace(layout, rec.cgroup_path);
+  cgroups::Cgroup& cg = *cleanup.cgroup;
+  if (auto r = cg.create(&res); !r) {
+    cleanup.cgroup.reset();  // create() removes what it made
+    return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path));
+  }
   TRYV(dir.save(rec));  // state is readable ("creating") while init is set up
 
   Fd listener = TRY(listen_start_socket(dir));
