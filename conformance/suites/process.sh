@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# Process: args, env, cwd, user and groups, umask, capabilities, no_new_privs, rlimits,
+# oom_score_adj, hostname and domainname, each checked from inside the container.
+. "$(dirname "$0")/../lib.sh"
+
+# status_field TEXT NAME: the value of "NAME:\tVALUE" in a /proc/PID/status dump.
+status_field() { sed -n "s/^$2:[[:space:]]*//p" <<<"$1"; }
+
+# has_cap HEX BIT: is capability BIT set in the hex mask?
+has_cap() { (( (16#$1 >> $2) & 1 )); }
+
+CAP_CHOWN=0 CAP_KILL=5 CAP_NET_BIND_SERVICE=10 CAP_NET_RAW=13 CAP_SYS_ADMIN=21 CAP_AUDIT_WRITE=29
+
+case_args() {
+  local b
+  b=$(new_bundle b sh -c 'echo "[$0][$1][$2][$#]"' zero 'one two' '' "it's \"q\"")
+  run_in "$b"
+  assert_rc 0
+  assert_eq "[zero][one two][][3]" "$OUT" "argv as seen by the process"
+  b=$(new_bundle b2 sh -c 'echo "$3"' a b c "it's \"q\" \\ "'$HOME')
+  run_in "$b"
+  assert_eq "it's \"q\" \\ \$HOME" "$OUT" "argv with quotes, backslash and dollar"
+}
+
+case_args_path_lookup() {
+  # args[0] without a slash is looked up in the container's PATH (busybox applets are in /bin)
+  local b
+  b=$(new_bundle b basename /a/b/c)
+  cfg "$b" '.process.env = ["PATH=/bin"]'
+  run_in "$b"
+  assert_rc 0
+  assert_eq c "$OUT" "basename via PATH"
+}
+
+case_env() {
+  local b
+  export SHARNESS_HOST_ONLY=leak
+  b=$(new_bundle b sh -c 'env | sort')
+  cfg "$b" '.process.env = ["PATH=/bin:/usr/bin", "FOO=bar baz", "EMPTY=", "EQ=a=b"]'
+  run_in "$b"
+  assert_rc 0
+  assert_contains "$OUT" "FOO=bar baz" "env"
+  assert_contains "$OUT" $'\nEQ=a=b' "env value with ="
+  assert_contains "$OUT" "EMPTY=" "empty env value"
+  assert_contains "$OUT" "PATH=/bin:/usr/bin" "PATH"
+  assert_not_contains "$OUT" SHARNESS_HOST_ONLY "host environment leaking in"
+}
+
+case_cwd() {
+  local b
+  b=$(new_bundle b pwd)
+  cfg "$b" '.process.cwd = "/tmp"'
+  run_in "$b"
+  assert_rc 0
+  assert_eq /tmp "$OUT" "pwd"
+  b=$(new_bundle b2 sh -c 'pwd; ls')
+  mkdir -p "$b/rootfs/srv/app" && : >"$b/rootfs/srv/app/marker"
+  cfg "$b" '.process.cwd = "/srv/app"'
+  run_in "$b"
+  assert_eq $'/srv/app\nmarker' "$OUT" "pwd and ls in cwd"
+}
+
+case_user() {
+  local b
+  b=$(new_bundle b sh -c 'id -u; id -g; id -G; cat /proc/self/status')
+  cfg "$b" '.process.user = {"uid": 1000, "gid": 1001}'
+  run_in "$b"
+  assert_rc 0
+  local lines; mapfile -t lines <<<"$OUT"
+  assert_eq 1000 "${lines[0]}" "id -u"
+  assert_eq 1001 "${lines[1]}" "id -g"
+  assert_eq 1001 "${lines[2]}" "id -G (no additional gids: only the primary group)"
+  assert_match "$(status_field "$OUT" Uid)" '^1000[[:space:]]+1000[[:space:]]+1000[[:space:]]+1000$' "real/effective/saved/fs uid"
+  assert_match "$(status_field "$OUT" Gid)" '^1001[[:space:]]+1001[[:space:]]+1001[[:space:]]+1001$' "real/effective/saved/fs gid"
+}
+
+case_additional_gids() {
+  local b got
+  b=$(new_bundle b sh -c 'id -G; grep ^Groups: /proc/self/status')
+  cfg "$b" '.process.user = {"uid": 1000, "gid": 1000, "additionalGids": [10, 20, 65534]}'
+  run_in "$b"
+  assert_rc 0
+  got=$(head -1 <<<"$OUT" | tr ' ' '\n' | sort -n | tr '\n' ' ')
+  assert_eq "10 20 1000 65534 " "$got" "id -G (sorted)"
+  got=$(sed -n 's/^Groups:[[:space:]]*//p' <<<"$OUT" | tr -s ' \t' '\n' | grep . | sort -n | tr '\n' ' ')
+  assert_eq "10 20 65534 " "$got" "Groups: in /proc/self/status"
+}
+
+case_user_cannot_write_root_files() {
+  # the uid change is real: uid 1000 cannot write a root-owned 0644 file
+  local b
+  b=$(new_bundle b sh -c 'echo x >> /etc/passwd && echo wrote || echo denied')
+  cfg "$b" '.process.user = {"uid": 1000, "gid": 1000}'
+  run_in "$b"
+  assert_eq denied "$OUT" "write to /etc/passwd as uid 1000"
+}
+
+case_umask() {
+  local b
+  b=$(new_bundle b sh -c 'umask; : > /tmp/f; stat -c %a /tmp/f')
+  cfg "$b" '.process.user.umask = 23'   # 0027
+  run_in "$b"
+  assert_rc 0
+  assert_eq $'0027\n640' "$OUT" "umask and the mode of a new file"
+}
+
+case_caps_dropped() {
+  local b eff bnd prm
+  b=$(new_bundle b sh -c 'cat /proc/self/status')
+  run_in "$b"
+  assert_rc 0
+  eff=$(status_field "$OUT" CapEff); bnd=$(status_field "$OUT" CapBnd); prm=$(status_field "$OUT" CapPrm)
+  echo "CapEff=$eff CapBnd=$bnd CapPrm=$prm"
+  has_cap "$eff" $CAP_NET_RAW && fail "CAP_NET_RAW in CapEff $eff though not configured"
+  has_cap "$bnd" $CAP_NET_RAW && fail "CAP_NET_RAW in CapBnd $bnd though not configured"
+  has_cap "$eff" $CAP_SYS_ADMIN && fail "CAP_SYS_ADMIN in CapEff $eff"
+  has_cap "$eff" $CAP_CHOWN && fail "CAP_CHOWN in CapEff $eff though not configured"
+  has_cap "$eff" $CAP_KILL || fail "CAP_KILL missing from CapEff $eff"
+  has_cap "$bnd" $CAP_NET_BIND_SERVICE || fail "CAP_NET_BIND_SERVICE missing from CapBnd $bnd"
+  # exactly the configured three
+  assert_eq 0000000020000420 "$eff" "CapEff = AUDIT_WRITE|NET_BIND_SERVICE|KILL"
+  assert_eq 0000000020000420 "$bnd" "CapBnd"
+}
+
+case_caps_no_inheritable_ambient() {
+  local b
+  b=$(new_bundle b sh -c 'cat /proc/self/status')
+  run_in "$b"
+  assert_eq 0000000000000000 "$(status_field "$OUT" CapInh)" "CapInh when the config asks none"
+  assert_eq 0000000000000000 "$(status_field "$OUT" CapAmb)" "CapAmb when the config asks none"
+}
+
+case_caps_added() {
+  local b eff
+  b=$(new_bundle b sh -c 'cat /proc/self/status')
+  cfg "$b" '.process.capabilities |= with_entries(.value += ["CAP_CHOWN", "CAP_NET_RAW"])'
+  run_in "$b"
+  assert_rc 0
+  eff=$(status_field "$OUT" CapEff)
+  has_cap "$eff" $CAP_CHOWN || fail "CAP_CHOWN missing from CapEff $eff"
+  has_cap "$eff" $CAP_NET_RAW || fail "CAP_NET_RAW missing from CapEff $eff"
+  has_cap "$(status_field "$OUT" CapBnd)" $CAP_NET_RAW || fail "CAP_NET_RAW missing from CapBnd"
+}
+
+case_cap_chown_effect() {
+  # the capability set is enforced: root without CAP_CHOWN cannot chown, with it can
+  local b
+  b=$(new_bundle b sh -c ': > /tmp/f; chown 65534 /tmp/f && echo chowned || echo refused')
+  run_in "$b"
+  assert_eq refused "$OUT" "chown without CAP_CHOWN"
+  cfg "$b" '.process.capabilities |= with_entries(.value += ["CAP_CHOWN"])'
+  run_in "$b"
+  assert_eq chowned "$OUT" "chown with CAP_CHOWN"
+}
+
+case_caps_non_root_user() {
+  # a non-root user keeps capabilities across execve only through the ambient set (kernel rule):
+  # without ambient it ends with none, with inheritable+ambient CAP_KILL it has CAP_KILL; the
+  # bounding set is the configured one either way
+  local b st
+  b=$(new_bundle b sh -c 'cat /proc/self/status')
+  cfg "$b" '.process.user = {"uid": 1000, "gid": 1000}'
+  run_in "$b"
+  assert_rc 0
+  assert_eq 0000000000000000 "$(status_field "$OUT" CapEff)" "CapEff of uid 1000 without ambient"
+  assert_eq 0000000020000420 "$(status_field "$OUT" CapBnd)" "CapBnd of uid 1000"
+  cfg "$b" '.process.capabilities.inheritable = ["CAP_KILL"] | .process.capabilities.ambient = ["CAP_KILL"]'
+  run_in "$b"
+  assert_rc 0
+  assert_eq 0000000000000020 "$(status_field "$OUT" CapAmb)" "CapAmb with ambient CAP_KILL"
+  assert_eq 0000000000000020 "$(status_field "$OUT" CapEff)" "CapEff of uid 1000 with ambient CAP_KILL"
+}
+
+case_no_new_privs() {
+  local b
+  b=$(new_bundle b grep NoNewPrivs /proc/self/status)
+  run_in "$b"
+  assert_match "$OUT" '^NoNewPrivs:[[:space:]]+1$' "noNewPrivileges true"
+  cfg "$b" '.process.noNewPrivileges = false'
+  run_in "$b"
+  assert_match "$OUT" '^NoNewPrivs:[[:space:]]+0$' "noNewPrivileges false"
+}
+
+case_rlimit_nofile() {
+  local b
+  b=$(new_bundle b sh -c 'ulimit -n; ulimit -Sn; ulimit -Hn; grep "open files" /proc/self/limits')
+  cfg "$b" '.process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 100, "hard": 100}]'
+  run_in "$b"
+  assert_rc 0
+  local lines; mapfile -t lines <<<"$OUT"
+  assert_eq 100 "${lines[0]}" "ulimit -n"
+  assert_match "${lines[3]}" 'open files[[:space:]]+100[[:space:]]+100[[:space:]]' "/proc/self/limits"
+}
+
+case_rlimit_soft_below_hard() {
+  local b
+  b=$(new_bundle b sh -c 'grep -E "open files|core file" /proc/self/limits')
+  cfg "$b" '.process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 50, "hard": 100},
+                                {"type": "RLIMIT_CORE", "soft": 0, "hard": 4096}]'
+  run_in "$b"
+  assert_rc 0
+  assert_match "$OUT" 'open files[[:space:]]+50[[:space:]]+100[[:space:]]' "NOFILE soft 50 hard 100"
+  assert_match "$OUT" 'core file size[[:space:]]+0[[:space:]]+4096[[:space:]]' "CORE soft 0 hard 4096"
+}
+
+case_rlimit_effect() {
+  known_fail crun   # crun 1.8.1 applies NOFILE 10 to itself first, then fails to open its files
+  # the limit bites: with NOFILE 10 and fds 0-9 open, cat cannot open a file
+  local b
+  b=$(new_bundle b sh -c 'exec 3</etc/passwd 4<&3 5<&3 6<&3 7<&3 8<&3 9<&3
+                          cat /etc/group >/dev/null && echo opened || echo refused')
+  cfg "$b" '.process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 10, "hard": 10}]'
+  run_in "$b"
+  assert_rc 0
+  assert_eq refused "$OUT" "cat with NOFILE 10 and fds 0-9 open"
+  assert_match "$ERR" '[Tt]oo many open files' "the error seen"
+  # and with the default limit (1024), it opens
+  cfg "$b" '.process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 1024, "hard": 1024}]'
+  run_in "$b"
+  assert_eq opened "$OUT" "cat with NOFILE 1024 and fds 0-9 open"
+}
+
+case_rlimit_cannot_raise_hard() {
+  # without CAP_SYS_RESOURCE in the container, a hard limit set by the runtime is a boundary
+  local b
+  b=$(new_bundle b sh -c 'ulimit -Hn 200 && echo raised || echo refused; ulimit -Hn')
+  cfg "$b" '.process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 100, "hard": 100}]'
+  run_in "$b"
+  assert_eq $'refused\n100' "$OUT" "raising the hard NOFILE inside"
+}
+
+case_oom_score_adj() {
+  local b
+  b=$(new_bundle b cat /proc/self/oom_score_adj)
+  cfg "$b" '.process.oomScoreAdj = 500'
+  run_in "$b"
+  assert_rc 0
+  assert_eq 500 "$OUT" "oom_score_adj"
+  # (lowering it below the caller's needs CAP_SYS_RESOURCE, which this host lacks: raise only)
+  cfg "$b" '.process.oomScoreAdj = 1000'
+  run_in "$b"
+  assert_eq 1000 "$OUT" "oom_score_adj 1000"
+}
+
+case_hostname() {
+  local b
+  b=$(new_bundle b sh -c 'hostname; uname -n')
+  cfg "$b" '.hostname = "box-1.example"'
+  run_in "$b"
+  assert_rc 0
+  assert_eq $'box-1.example\nbox-1.example' "$OUT" "hostname and uname -n"
+}
+
+case_domainname() {
+  known_fail runc   # runc 1.1 has no "domainname" support (added in 1.2)
+  local b
+  b=$(new_bundle b cat /proc/sys/kernel/domainname)
+  cfg "$b" '.domainname = "corp.example"'
+  run_in "$b"
+  assert_rc 0
+  assert_eq corp.example "$OUT" "domainname"
+}
+
+case_no_tty() {
+  local b
+  b=$(new_bundle b sh -c '[ -t 0 ] || [ -t 1 ] && echo tty || echo notty')
+  run_in "$b"
+  assert_eq notty "$OUT" "terminal false: stdio is not a tty"
+}
+
+case_fds_closed() {
+  # nothing but 0, 1, 2 is open in the container's process (runtime fds do not leak in)
+  local b
+  b=$(new_bundle b sh -c 'ls /proc/self/fd')
+  run_in "$b" 3</dev/null
+  assert_rc 0
+  # ls itself opens one fd for the directory it lists
+  local fds; fds=$(tr '\n' ' ' <<<"$OUT")
+  assert_match "$fds" '^0 1 2 ([0-9]+ )?$' "open fds in the container"
+}
+
+tcase "args are passed verbatim" case_args
+tcase "args[0] is looked up in the container's PATH" case_args_path_lookup
+tcase "env is exactly the configured one" case_env
+tcase "cwd is honoured" case_cwd
+tcase "user uid:gid (id, /proc/self/status)" case_user
+tcase "additionalGids" case_additional_gids
+tcase "uid 1000 cannot write a root-owned file" case_user_cannot_write_root_files
+tcase "umask" case_umask
+tcase "capabilities: only the configured ones (NET_RAW, SYS_ADMIN, CHOWN absent)" case_caps_dropped
+tcase "capabilities: no inheritable or ambient unless asked" case_caps_no_inheritable_ambient
+tcase "capabilities: CAP_CHOWN and CAP_NET_RAW present when listed" case_caps_added
+tcase "capabilities: CAP_CHOWN decides whether chown works" case_cap_chown_effect
+tcase "capabilities: a non-root user keeps them only through ambient" case_caps_non_root_user
+tcase "noNewPrivileges -> NoNewPrivs: 1 (and 0 when false)" case_no_new_privs
+tcase "rlimit NOFILE 100/100 -> ulimit -n 100" case_rlimit_nofile
+tcase "rlimits with soft < hard" case_rlimit_soft_below_hard
+tcase "rlimit NOFILE bites (Too many open files)" case_rlimit_effect
+tcase "the hard rlimit cannot be raised inside" case_rlimit_cannot_raise_hard
+tcase "oomScoreAdj in /proc/self/oom_score_adj" case_oom_score_adj
+tcase "hostname" case_hostname
+tcase "domainname" case_domainname
+tcase "terminal false: no tty" case_no_tty
+tcase "only fds 0, 1, 2 are open" case_fds_closed
+finish

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# demo.sh RUNTIME_BINARY: run one container with RUNTIME_BINARY (ours, runc or crun) and show what
+# it sees from inside: who it is, its hostname, its capabilities / no_new_privs / seccomp state,
+# and its mounts. Everything lives in a temp dir (bundle and the runtime's own --root state dir)
+# and in a cgroup parent named for this run; all of it is removed on exit.
+set -euo pipefail
+
+[ $# -ge 1 ] || { echo "usage: $0 RUNTIME_BINARY" >&2; exit 2; }
+RUNTIME=$1
+[[ $RUNTIME == */* ]] || RUNTIME=$(command -v "$RUNTIME") || { echo "$1: not found" >&2; exit 1; }
+[ -x "$RUNTIME" ] || { echo "$RUNTIME: not an executable (build it first: make build)" >&2; exit 1; }
+RUNTIME=$(cd "$(dirname "$RUNTIME")" && pwd)/$(basename "$RUNTIME")
+if [ "$(id -u)" != 0 ]; then
+  echo "$0: containers need root here; run: sudo $0 $*" >&2
+  exit 1
+fi
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sharness-demo.XXXXXX")
+chmod 0755 "$TMP"
+STATE=$TMP/state
+BUNDLE=$TMP/bundle
+ID=demo-$$
+CGPARENT=sharness-demo-$$
+
+cleanup() {
+  local rc=$? d
+  trap - EXIT INT TERM
+  "$RUNTIME" --root "$STATE" delete --force "$ID" >/dev/null 2>&1 || true
+  for d in /sys/fs/cgroup/*/"$CGPARENT" /sys/fs/cgroup/"$CGPARENT"; do
+    [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+  done
+  rm -rf --one-file-system "$TMP"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bold() { if [ -t 1 ]; then printf '\033[1m%s\033[0m\n' "$*"; else printf '%s\n' "$*"; fi; }
+
+# What the container runs: all of it reads its own view from inside.
+SCRIPT='echo "## id";       id
+echo "## hostname"; hostname
+echo "## /proc/self/status (capabilities, no_new_privs, seccomp)"
+grep -E "Cap|NoNewPrivs|Seccomp" /proc/self/status
+echo "## mounts";   cat /proc/self/mounts'
+
+MAKE_BUNDLE_CGROUPS_PATH=/$CGPARENT/$ID "$HERE/make-bundle.sh" "$BUNDLE" sh -c "$SCRIPT"
+
+# A small seccomp profile on top of the default config, so the filter shows up (Seccomp: 2):
+# everything allowed but a few syscalls a workload has no business making.
+if command -v jq >/dev/null 2>&1; then
+  jq '.hostname = "sharness-demo"
+      | .linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW",
+          "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_AARCH64"],
+          "syscalls": [{"names": ["ptrace", "mount", "umount2", "bpf", "keyctl", "unshare",
+                                  "userfaultfd", "io_uring_setup"],
+                        "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}' \
+    "$BUNDLE/config.json" >"$BUNDLE/config.json.new" && mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"
+fi
+
+bold "# runtime: $RUNTIME"
+"$RUNTIME" --version 2>/dev/null | sed 's/^/#   /' || true
+bold "# bundle:  $BUNDLE (busybox rootfs + config.json; made by scripts/make-bundle.sh)"
+echo
+bold "\$ $(basename "$RUNTIME") --root $STATE run --bundle $BUNDLE $ID"
+rc=0
+"$RUNTIME" --root "$STATE" run --bundle "$BUNDLE" "$ID" </dev/null || rc=$?
+echo
+bold "# exit code: $rc"
+
+# ---------------------------------------------------------------------------------------------
+# SPOT FOR `sharness-runtime hello` (not there yet). When our runtime grows its `hello` command
+# (DESIGN.md §1: each bound reported with who applied it), show it here, only for our binary:
+#
+#   if [ "$(basename "$RUNTIME")" = sharness-runtime ]; then
+#     bold "\$ sharness-runtime hello"
+#     "$RUNTIME" --root "$STATE" hello
+#   fi
+# ---------------------------------------------------------------------------------------------
+
+exit "$rc"
