@@ -90,10 +90,9 @@ Result<Extension> parse_impl(const json::Value& v) {
   if (e.network && *e.network != "none" && *e.network != "loopback" && *e.network != "host")
     return fail(v.child_path("network") + ": expected \"none\", \"loopback\" or \"host\", got \"" + *e.network + "\"");
   TRYV(v.opt("wallClockSeconds", e.wall_clock_seconds));
-  if (auto d = v.get("devices")) {
+  if (v.get("devices")) {
     std::vector<std::string> names;
     TRYV(v.opt("devices", names));
-    (void)d;
     e.devices = std::move(names);
   }
   if (auto s = v.get("seccomp")) e.seccomp = TRY(parse_seccomp(*s));
