@@ -255,6 +255,9 @@ struct Config {
   Hooks hooks;
   std::map<std::string, std::string> annotations;
   Linux linux;
+  // The "sharness" extension block (what OCI cannot express), kept as JSON text: the
+  // policy layer (spec-mapping/extension.hpp) owns its meaning.
+  std::optional<std::string> sharness_json;
 
   bool has_namespace(std::string_view type) const;
   const Namespace* find_namespace(std::string_view type) const;
@@ -264,6 +267,10 @@ struct Config {
 Result<Config> parse_config(std::string_view text, const std::string& origin = "config.json");
 // Check what parsing cannot: required fields, value ranges, known names, host support
 // (AppArmor without AppArmor, Intel RDT...). Warnings go to the log.
+// A lone process document (`exec --process FILE`) and a lone resources document
+// (`update --resources FILE`), with errors naming their paths.
+Result<Process> parse_process_json(std::string_view text, const std::string& origin);
+Result<Resources> parse_resources_json(std::string_view text, const std::string& origin);
 Result<void> validate_config(const Config& c, const std::string& origin = "config.json");
 
 }  // namespace sh::oci

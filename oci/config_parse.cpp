@@ -535,6 +535,11 @@ Result<Config> parse_root(const Value& v) {
   if (auto o = TRY(opt_object(v, "hooks"))) TRYV(parse_hooks(*o, c.hooks));
   TRYV(opt_string_map(v, "annotations", c.annotations));
   if (auto o = TRY(opt_object(v, "linux"))) TRYV(parse_linux(*o, c.linux));
+  if (auto o = TRY(opt_object(v, "sharness"))) {
+    json::Writer w;
+    w.value(o->raw());
+    c.sharness_json = w.str();
+  }
   return c;
 }
 
@@ -545,6 +550,20 @@ Result<Config> parse_config(std::string_view text, const std::string& origin) {
   auto root = doc.root();
   if (!root.is_object()) return fail(origin + ": expected a JSON object at the top level");
   return parse_root(root);
+}
+
+Result<Process> parse_process_json(std::string_view text, const std::string& origin) {
+  auto doc = TRY(json::Document::parse(text, origin));
+  auto root = doc.root();
+  TRYV(root.expect_object());
+  return parse_process(root);
+}
+
+Result<Resources> parse_resources_json(std::string_view text, const std::string& origin) {
+  auto doc = TRY(json::Document::parse(text, origin));
+  auto root = doc.root();
+  TRYV(root.expect_object());
+  return parse_resources(root);
 }
 
 }  // namespace sh::oci

@@ -315,6 +315,10 @@ std::string config_to_json(const Config& c, bool pretty) {
   Writer w(pretty);
   w.begin_object();
   write_config_members(w, c);
+  if (c.sharness_json) {
+    auto doc = json::Document::parse(*c.sharness_json, "sharness");
+    if (doc) w.key("sharness").value(doc->root().raw());
+  }
   w.end_object();
   return w.str();
 }

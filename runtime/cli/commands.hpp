@@ -28,6 +28,14 @@ Result<int> cmd_delete(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_list(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_spec(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_checkpoint(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_exec(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_ps(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_pause(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_resume(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_update(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_events(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_features(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_policy(const lifecycle::Globals&, const Args&, size_t);
 
 const std::vector<CommandInfo>& commands();
 // Exactly one positional argument, the container id.

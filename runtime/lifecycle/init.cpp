@@ -25,6 +25,7 @@
 #include "base/file.hpp"
 #include "base/log.hpp"
 #include "hooks/hooks.hpp"
+#include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/process_attrs.hpp"
@@ -55,55 +56,8 @@ Result<void> write_sysctl(const std::string& key, const std::string& value) {
   return write_all(f.get(), value, "/proc/" + rel);
 }
 
-std::string env_value(const std::vector<std::string>& env, std::string_view name) {
-  for (auto& e : env)
-    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
-      return e.substr(name.size() + 1);
-  return {};
-}
-
-// Find the executable as execvp would, inside the container, so a missing binary fails create.
-Result<std::string> find_executable(const oci::Process& p) {
-  const std::string& arg0 = p.args.front();
-  auto usable = [](const std::string& path) {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-  };
-  if (arg0.find('/') != std::string::npos) {
-    std::string path = arg0[0] == '/' ? arg0 : p.cwd + "/" + arg0;
-    struct stat st;
-    if (::stat(path.c_str(), &st) < 0) return sys_error("exec: \"" + arg0 + "\"");
-    if (!S_ISREG(st.st_mode)) return fail("exec: \"" + arg0 + "\": not a regular file");
-    return path;
-  }
-  std::string path_var = env_value(p.env, "PATH");
-  if (path_var.empty()) path_var = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  size_t start = 0;
-  while (start <= path_var.size()) {
-    size_t end = path_var.find(':', start);
-    if (end == std::string::npos) end = path_var.size();
-    std::string dir = path_var.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string cand = dir + "/" + arg0;
-    if (usable(cand)) return cand;
-    start = end + 1;
-  }
-  return fail("exec: \"" + arg0 + "\": executable file not found in $PATH");
-}
-
-// chdir into cwd and check we really are inside the container (CVE-2024-21626: a cwd
-// reached through a leaked host fd would print as "(unreachable)/...").
-Result<void> enter_cwd(const std::string& cwd) {
-  if (::chdir(cwd.c_str()) < 0) return sys_error("chdir to cwd \"" + cwd + "\" set in config.json");
-  char buf[PATH_MAX];
-  if (!::getcwd(buf, sizeof buf)) return sys_error("getcwd after chdir to " + cwd);
-  if (buf[0] != '/') return fail("cwd " + cwd + " is outside the container");
-  return {};
-}
-
 struct Prepared {
-  std::string exe;
-  seccomp::Filter filter;
+  LaunchPlan plan;
 };
 
 Result<void> join_namespaces(const InitContext& ctx) {
@@ -181,48 +135,17 @@ Result<Prepared> setup(const InitContext& ctx) {
   TRYV(procattr::apply_rlimits(p.rlimits));
 
   Prepared out;
-  out.exe = TRY(find_executable(p));
-  if (c.linux.seccomp) out.filter = TRYC("seccomp", seccomp::Filter::compile(*c.linux.seccomp));
+  std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
+  if (ctx.policy_seccomp) filters.push_back(ctx.policy_seccomp);
+  out.plan = TRY(plan_launch(p, filters, ctx.preserve_fds));
   return out;
 }
 
 // After the start barrier: the last bounds, applied from above, then execve.
 Result<void> finish(const InitContext& ctx, const Prepared& prep, int conn) {
-  const oci::Config& c = *ctx.config;
-  const oci::Process& p = *c.process;
   auto msg = TRY(sync::expect(conn, sync::Msg::start, "start command"));
-  TRYV(hooks::run(c.hooks.start_container, "startContainer", msg.payload));
-
-  bool cwd_done = static_cast<bool>(enter_cwd(p.cwd));  // retried as the user below if denied
-  // Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: load it while we still have it.
-  if (!p.no_new_privileges && !prep.filter.empty()) TRYV(prep.filter.load());
-  TRYV(caps::apply_bounding(p.capabilities));
-  bool setgroups_ok = true;
-  if (ctx.plan->new_user()) {
-    auto sg = read_file("/proc/self/setgroups");
-    setgroups_ok = !sg || sg->find("deny") == std::string::npos;
-  }
-  TRYV(procattr::apply_user(p.user, setgroups_ok));
-  TRYV(caps::apply_sets(p.capabilities));
-  if (!cwd_done) TRYV(enter_cwd(p.cwd));
-  if (p.no_new_privileges && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return sys_error("set no_new_privs");
-  if (p.no_new_privileges && !prep.filter.empty()) TRYV(prep.filter.load());
-
-  // Only stdio and the preserved fds survive execve (CVE-2024-21626).
-  for (unsigned i = 0; i < ctx.preserve_fds; ++i) {
-    int fd = 3 + int(i);
-    int fl = ::fcntl(fd, F_GETFD);
-    if (fl >= 0) ::fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-  }
-  ::syscall(SYS_close_range, 3 + ctx.preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
-
-  std::vector<char*> argv, envp;
-  for (auto& a : p.args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  ::execve(prep.exe.c_str(), argv.data(), envp.data());
-  return sys_error("exec \"" + prep.exe + "\"");
+  TRYV(hooks::run(ctx.config->hooks.start_container, "startContainer", msg.payload));
+  return launch(prep.plan);
 }
 
 [[noreturn]] void die(int fd, const Error& e) {

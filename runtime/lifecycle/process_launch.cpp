@@ -1,0 +1,113 @@
+#include "runtime/lifecycle/process_launch.hpp"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/process_attrs.hpp"
+
+namespace sh::lifecycle {
+
+namespace {
+
+std::string env_value(const std::vector<std::string>& env, std::string_view name) {
+  for (auto& e : env)
+    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+      return e.substr(name.size() + 1);
+  return {};
+}
+
+Result<std::string> find_executable(const oci::Process& p) {
+  const std::string& arg0 = p.args.front();
+  auto usable = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+  };
+  if (arg0.find('/') != std::string::npos) {
+    std::string path = arg0[0] == '/' ? arg0 : p.cwd + "/" + arg0;
+    struct stat st;
+    if (::stat(path.c_str(), &st) < 0) return sys_error("exec: \"" + arg0 + "\"");
+    if (!S_ISREG(st.st_mode)) return fail("exec: \"" + arg0 + "\": not a regular file");
+    return path;
+  }
+  std::string path_var = env_value(p.env, "PATH");
+  if (path_var.empty()) path_var = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  size_t start = 0;
+  while (start <= path_var.size()) {
+    size_t end = path_var.find(':', start);
+    if (end == std::string::npos) end = path_var.size();
+    std::string dir = path_var.substr(start, end - start);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + arg0;
+    if (usable(cand)) return cand;
+    start = end + 1;
+  }
+  return fail("exec: \"" + arg0 + "\": executable file not found in $PATH");
+}
+
+}  // namespace
+
+Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
+                               unsigned preserve_fds) {
+  LaunchPlan plan;
+  plan.process = &p;
+  plan.preserve_fds = preserve_fds;
+  if (p.args.empty()) return fail("process.args: must not be empty");
+  plan.exe = TRY(find_executable(p));
+  for (auto* f : filters)
+    if (f) plan.filters.push_back(TRYC("seccomp", seccomp::Filter::compile(*f)));
+  auto sg = ::open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
+  if (sg >= 0) {
+    char buf[16] = {0};
+    (void)!::read(sg, buf, sizeof buf - 1);
+    ::close(sg);
+    plan.setgroups_allowed = std::string_view(buf).find("deny") == std::string_view::npos;
+  }
+  return plan;
+}
+
+Result<void> enter_cwd(const std::string& cwd) {
+  if (::chdir(cwd.c_str()) < 0) return sys_error("chdir to cwd \"" + cwd + "\" set in config.json");
+  char buf[PATH_MAX];
+  // A cwd reached through a leaked host fd reads "(unreachable)/..." (CVE-2024-21626).
+  if (!::getcwd(buf, sizeof buf)) return sys_error("getcwd after chdir to " + cwd);
+  if (buf[0] != '/') return fail("cwd " + cwd + " is outside the container");
+  return {};
+}
+
+Result<void> launch(const LaunchPlan& plan) {
+  const oci::Process& p = *plan.process;
+  bool cwd_done = static_cast<bool>(enter_cwd(p.cwd));  // retried as the user if denied now
+  // Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: load while we have it.
+  if (!p.no_new_privileges)
+    for (auto& f : plan.filters) TRY(f.load());
+  TRYV(caps::apply_bounding(p.capabilities));
+  TRYV(procattr::apply_user(p.user, plan.setgroups_allowed));
+  TRYV(caps::apply_sets(p.capabilities));
+  if (!cwd_done) TRYV(enter_cwd(p.cwd));
+  if (p.no_new_privileges) {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return sys_error("set no_new_privs");
+    for (auto& f : plan.filters) TRY(f.load());
+  }
+  // Only stdio and the preserved fds survive execve (CVE-2024-21626).
+  for (unsigned i = 0; i < plan.preserve_fds; ++i) {
+    int fd = 3 + int(i);
+    int fl = ::fcntl(fd, F_GETFD);
+    if (fl >= 0) ::fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+  }
+  ::syscall(SYS_close_range, 3 + plan.preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
+  std::vector<char*> argv, envp;
+  for (auto& a : p.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  ::execve(plan.exe.c_str(), argv.data(), envp.data());
+  return sys_error("exec \"" + plan.exe + "\"");
+}
+
+}  // namespace sh::lifecycle

@@ -1,0 +1,32 @@
+// The last steps before a container process runs, shared by init (create/start) and exec,
+// so that exec can never be a way around a bound the container has: resolve the
+// executable inside the container, compile every seccomp filter up front (errors surface
+// before anything runs), then drop to the user, set capabilities and no_new_privs, load
+// the filters last, keep only stdio and preserved fds, execve.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+#include "runtime/linux/seccomp.hpp"
+
+namespace sh::lifecycle {
+
+struct LaunchPlan {
+  const oci::Process* process = nullptr;
+  std::string exe;                       // resolved path of args[0]
+  std::vector<seccomp::Filter> filters;  // the config's, then a policy's stacked filter
+  unsigned preserve_fds = 0;
+  bool setgroups_allowed = true;
+};
+
+// Resolve the executable (as execvp would, with the process's PATH) and compile filters.
+Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
+                               unsigned preserve_fds);
+// chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
+Result<void> enter_cwd(const std::string& cwd);
+// Apply user, capabilities, no_new_privs, seccomp, fd hygiene, then execve. Returns only on error.
+Result<void> launch(const LaunchPlan& plan);
+
+}  // namespace sh::lifecycle
