@@ -116,6 +116,8 @@ std::string owner_name() {
   return pw ? pw->pw_name : std::to_string(::geteuid());
 }
 
+}  // namespace
+
 Result<void> write_pid_file(const std::string& path, pid_t pid) {
   // Atomic: a reader never sees an empty or partial file.
   std::string tmp = path + ".sharness-tmp";
@@ -127,8 +129,6 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
   }
   return {};
 }
-
-}  // namespace
 
 oci::State to_state(const Record& r, Status s) {
   oci::State st;

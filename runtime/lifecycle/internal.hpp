@@ -11,5 +11,10 @@ Result<oci::Config> load_saved_config(const ContainerDir& dir);
 Result<void> start_locked(ContainerDir& dir, Record& rec);
 // Tear down a container that is (or was just made) stopped: cgroup, poststop hooks, state.
 Result<void> destroy_locked(ContainerDir& dir, const Record& rec);
+// Write a pid file atomically (temp file + rename).
+Result<void> write_pid_file(const std::string& path, pid_t pid);
+// Wait for a child we launched, forwarding the signals a user sends us; returns its exit
+// code (128+signal when killed).
+Result<int> wait_forwarding(const Launched& l);
 
 }  // namespace sh::lifecycle

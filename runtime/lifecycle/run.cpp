@@ -20,7 +20,8 @@ int exit_code(int status) {
   return 255;
 }
 
-// Wait for init, forwarding the signals a user sends to `run` (as runc does).
+}  // namespace
+
 Result<int> wait_forwarding(const Launched& l) {
   sigset_t set;
   sigemptyset(&set);
@@ -46,8 +47,6 @@ Result<int> wait_forwarding(const Launched& l) {
     }
   }
 }
-
-}  // namespace
 
 Result<int> run(const Globals& g, const CreateOptions& o, bool detach, bool keep) {
   Launched l = TRY(create(g, o));

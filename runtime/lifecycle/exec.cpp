@@ -1,0 +1,205 @@
+#include "runtime/lifecycle/exec.hpp"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "base/file.hpp"
+#include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/process_launch.hpp"
+#include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/proc_info.hpp"
+#include "runtime/linux/process_attrs.hpp"
+#include "runtime/linux/terminal.hpp"
+
+namespace sh::lifecycle {
+
+namespace {
+
+Result<uint32_t> parse_id(const std::string& s, const char* what) {
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
+    return fail(std::string("invalid ") + what + " \"" + s + "\": expected a number");
+  unsigned long v = std::stoul(s);
+  if (v > 0xffffffffUL) return fail(std::string("invalid ") + what + " \"" + s + "\"");
+  return uint32_t(v);
+}
+
+void set_env(std::vector<std::string>& env, const std::string& kv) {
+  auto eq = kv.find('=');
+  std::string key = kv.substr(0, eq);
+  for (auto& e : env)
+    if (e.compare(0, key.size() + 1, key + "=") == 0) {
+      e = kv;
+      return;
+    }
+  env.push_back(kv);
+}
+
+struct Joined {
+  std::vector<ns::Join> joins;  // user first
+};
+
+// Open init's namespaces (those that differ from ours) while a pidfd pins init.
+Result<Joined> open_namespaces(const Record& r, int pidfd) {
+  Joined j;
+  const std::pair<const char*, int> kinds[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},   {"pid", CLONE_NEWPID},
+                                               {"net", CLONE_NEWNET},   {"ipc", CLONE_NEWIPC},  {"uts", CLONE_NEWUTS},
+                                               {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
+  for (auto [name, flag] : kinds) {
+    std::string theirs = "/proc/" + std::to_string(r.pid) + "/ns/" + name;
+    std::string ours = std::string("/proc/self/ns/") + name;
+    struct stat a, b;
+    if (::stat(theirs.c_str(), &a) < 0) {
+      if (errno == ENOENT && ::stat(ours.c_str(), &b) < 0) continue;  // kernel without it
+      return sys_error("open namespace " + theirs);
+    }
+    if (::stat(ours.c_str(), &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev) continue;
+    Fd fd = TRY(open_file(theirs, O_RDONLY));
+    j.joins.push_back(ns::Join{flag, std::move(fd), theirs});
+  }
+  // The fds are only init's if init is still the process the pidfd pins.
+  if (!proc::alive(r.pid, r.start_time)) return fail("container " + r.id + " is not running");
+  (void)pidfd;
+  return j;
+}
+
+// The child: join, set up, launch. Errors go back over `sock`; success closes it (CLOEXEC).
+[[noreturn]] void exec_child(const Joined& j, const oci::Config& c, const oci::Process& p, const ExecOptions& o,
+                             int sock, int console) {
+  auto run = [&]() -> Result<void> {
+    ::prctl(PR_SET_DUMPABLE, 0);  // nothing inside may reach our memory or /proc/<pid>/exe
+    TRY(sync::expect(sock, sync::Msg::go, "runtime"));
+    for (auto& n : j.joins)
+      if (n.flag != CLONE_NEWPID && n.flag != CLONE_NEWTIME && ::setns(n.fd.get(), n.flag) < 0)
+        return sys_error("join namespace " + n.path);
+    if (p.terminal) TRYV(terminal::setup_console(console, p.console_size));
+    if (console >= 0) ::close(console);
+    if (p.oom_score_adj) TRYV(procattr::apply_oom_score_adj(*p.oom_score_adj));
+    TRYV(procattr::apply_rlimits(p.rlimits));
+    std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
+    auto plan = TRY(plan_launch(p, filters, o.preserve_fds));
+    return launch(plan);
+  };
+  auto r = run();
+  (void)sync::send(sock, sync::Msg::error, r.error().what());
+  _exit(127);
+}
+
+}  // namespace
+
+Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o) {
+  oci::Process p;
+  if (!o.process_file.empty()) {
+    std::string text = TRY(read_file(o.process_file, 4u << 20));
+    p = TRY(oci::parse_process_json(text, o.process_file));
+  } else {
+    p = base;
+    p.args = o.args;
+    p.terminal = o.tty;
+    p.console_size.reset();
+  }
+  if (p.args.empty()) return fail("exec: no command given (args must not be empty)");
+  for (auto& e : o.env) set_env(p.env, e);
+  if (!o.cwd.empty()) p.cwd = o.cwd;
+  if (!o.user.empty()) {
+    auto colon = o.user.find(':');
+    p.user.uid = TRY(parse_id(o.user.substr(0, colon), "user"));
+    if (colon != std::string::npos) p.user.gid = TRY(parse_id(o.user.substr(colon + 1), "group"));
+  }
+  for (auto& g : o.additional_gids) p.user.additional_gids.push_back(TRY(parse_id(g, "additional gid")));
+  for (auto& cap : o.caps) {
+    // Never inheritable or ambient (CVE-2022-27650): only what was asked, where asked.
+    for (auto* set : {&p.capabilities.bounding, &p.capabilities.effective, &p.capabilities.permitted}) {
+      if (!*set) *set = std::vector<std::string>{};
+      (*set)->push_back(cap);
+    }
+  }
+  if (o.no_new_privs) p.no_new_privileges = true;
+  if (p.cwd.empty() || p.cwd[0] != '/') return fail("exec: cwd \"" + p.cwd + "\" must be an absolute path");
+  return p;
+}
+
+Result<int> exec(const Globals& g, const ExecOptions& o) {
+  Store store(g.root);
+  ContainerDir dir = TRY(store.open(o.id, Lock::shared));
+  Record rec = TRY(dir.load());
+  Status s = status_of(rec);
+  if (s == Status::paused && !o.ignore_paused) return fail("cannot exec in a paused container " + o.id);
+  if (s != Status::running && s != Status::created && s != Status::paused)
+    return fail("cannot exec in container " + o.id + ": it is " + status_name(s));
+  oci::Config c = TRY(load_saved_config(dir));
+  oci::Process p = TRY(exec_process(c.process.value_or(oci::Process{}), o));
+  if (p.terminal && o.console_socket.empty()) return fail("exec --tty needs --console-socket");
+
+  Fd pidfd(int(::syscall(SYS_pidfd_open, rec.pid, 0)));
+  if (!pidfd) return sys_error("container " + o.id + " init");
+  Joined j = TRY(open_namespaces(rec, pidfd.get()));
+  auto layout = TRY(cgroups::detect_layout());
+  std::string cgpath = rec.cgroup_path;
+  if (!o.cgroup.empty()) {
+    if (o.cgroup.find("..") != std::string::npos || o.cgroup.find(':') != std::string::npos)
+      return fail("exec --cgroup " + o.cgroup + ": only a sub-cgroup path of the container is accepted");
+    cgpath += "/" + o.cgroup;
+  }
+  cgroups::Cgroup cg(layout, cgpath);
+  Fd console;
+  if (!o.console_socket.empty()) console = TRY(terminal::connect_console_socket(o.console_socket));
+
+  int sp[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("socketpair");
+  Fd parent_sock(sp[0]), child_sock(sp[1]);
+  // pid and time namespaces apply to children: enter them here, right before clone3.
+  for (auto& n : j.joins)
+    if ((n.flag == CLONE_NEWPID || n.flag == CLONE_NEWTIME) && ::setns(n.fd.get(), n.flag) < 0)
+      return sys_error("join namespace " + n.path);
+  Fd cg_dir(TRY(cg.open_v2_dir()));
+  int child_pidfd = -1;
+  struct clone_args args{};
+  args.flags = CLONE_PIDFD | (cg_dir ? CLONE_INTO_CGROUP : 0);
+  args.pidfd = reinterpret_cast<uint64_t>(&child_pidfd);
+  args.exit_signal = SIGCHLD;
+  args.cgroup = cg_dir ? uint64_t(cg_dir.get()) : 0;
+  long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  if (pid < 0) return sys_error("clone3 exec process");
+  if (pid == 0) {
+    ::close(dir.fd());  // the flock is shared with our copy: do not hold it past the runtime
+    parent_sock.reset();
+    exec_child(j, c, p, o, child_sock.get(), console.get());
+  }
+  Launched l;
+  l.pid = pid_t(pid);
+  l.pidfd = Fd(child_pidfd);
+  child_sock.reset();
+  console.reset();
+  auto abort_child = [&](Error e) -> Result<int> {
+    ::kill(l.pid, SIGKILL);
+    ::waitpid(l.pid, nullptr, 0);
+    return fail(std::move(e));
+  };
+  if (!cg_dir)
+    if (auto r = cg.add_pid(l.pid); !r) return abort_child(std::move(r.error()).context("cgroup " + cgpath));
+  if (auto r = sync::send(parent_sock.get(), sync::Msg::go); !r) return abort_child(r.error());
+  auto m = sync::recv(parent_sock.get());
+  if (!m) return abort_child(m.error());
+  if (*m) {
+    int status;
+    ::waitpid(l.pid, &status, 0);
+    return fail((*m)->type == sync::Msg::error ? (*m)->payload : "protocol error from exec process");
+  }
+  if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, l.pid));
+  if (o.detach) return 0;
+  return wait_forwarding(l);
+}
+
+}  // namespace sh::lifecycle
