@@ -72,6 +72,8 @@ void print_help() {
       "  --debug              debug logging\n"
       "  --systemd-cgroup     cgroupsPath is slice:prefix:name\n"
       "  --rootless MODE      auto, true or false\n"
+      "  --policy NAME|PATH   the operator's policy: a floor every container gets\n"
+      "  --config FILE        runtime config (default /etc/sharness/runtime.json)\n"
       "  --version, -v        print the version\n\ncommands:\n");
   for (auto& c : sh::cli::commands()) std::printf("  %s\n", c.usage);
 }
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
   std::vector<sh::cli::FlagSpec> global = {
       {{"root"}, true},          {{"log"}, true},      {{"log-format"}, true}, {{"debug"}, false},
       {{"systemd-cgroup"}, false}, {{"rootless"}, true}, {{"criu"}, true},       {{"version", "v"}, false},
+      {{"policy"}, true},        {{"config"}, true},
       {{"help", "h"}, false},
   };
   // Global flags end at the first non-flag word: the command.
@@ -113,6 +116,8 @@ int main(int argc, char** argv) {
   globals.root = g->get("root", "/run/sharness");
   globals.systemd_cgroup = g->flag("systemd-cgroup");
   globals.rootless = g->get("rootless", "auto");
+  globals.policy = g->get("policy");
+  globals.config_path = g->get("config");
 
   const std::string& name = g->positional[0];
   size_t from = size_t(argc) - g->positional.size() + 1;

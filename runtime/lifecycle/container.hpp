@@ -18,6 +18,8 @@ struct Globals {
   std::string root = "/run/sharness";
   bool systemd_cgroup = false;
   std::string rootless = "auto";
+  std::string policy;       // --policy NAME|PATH: the operator's floor
+  std::string config_path;  // --config FILE (default /etc/sharness/runtime.json)
 };
 
 enum class Status { creating, created, running, paused, stopped };

@@ -18,7 +18,14 @@
 #include "base/log.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
+#include "oci/config_write.hpp"
+#include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
+#include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/lifecycle/watchdog.hpp"
+#include "spec-mapping/compose.hpp"
+#include "spec-mapping/explain.hpp"
+#include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -35,9 +42,12 @@ struct Cleanup {
   ContainerDir* dir = nullptr;
   std::optional<cgroups::Cgroup> cgroup;  // owned: it must outlive nothing else
   pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
+  uint32_t uid = 0;  // a claimed ephemeral uid
+  std::string root, id;
   bool armed = true;
   ~Cleanup() {
     if (!armed) return;
+    if (uid) (void)release_ephemeral_uid(root, uid, id);
     if (pid > 0) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
@@ -60,9 +70,10 @@ Result<void> check_capabilities(const oci::Capabilities& c) {
 // The device cgroup list the container gets: the config's rules, then (as runc does) the
 // devices every container needs and those the config creates. mknod is allowed because
 // only the runtime can create nodes: the container has no CAP_MKNOD unless configured.
-oci::Resources effective_resources(const oci::Config& c) {
+oci::Resources effective_resources(const oci::Config& c, const policy::Extension* ext) {
   oci::Resources r = c.linux.resources.value_or(oci::Resources{});
   if (r.devices.empty()) return r;  // no device policy asked for: leave the cgroup's default
+  if (ext && ext->devices) return r;  // a policy's device list is exact: add nothing to it
   auto allow = [&](std::string type, std::optional<int64_t> major, std::optional<int64_t> minor, std::string acc) {
     oci::DeviceRule d;
     d.allow = true;
@@ -143,10 +154,33 @@ oci::State to_state(const Record& r, Status s) {
   return st;
 }
 
+// The policy, if any, tightens the config in memory; what OCI cannot express lands in `ext`.
+Result<std::optional<policy::Extension>> apply_policy(const Globals& g, oci::Config& c) {
+  RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
+                                             !g.config_path.empty()));
+  auto p = TRY(select_policy(rc, g.policy, c));
+  if (!p) return std::optional<policy::Extension>();
+  policy::Extension ext;
+  TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext));
+  TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
+  c.sharness_json = policy::extension_to_json(ext);
+  return std::optional<policy::Extension>(std::move(ext));
+}
+
+// Spawn the wall-clock watchdog over every hierarchy's cgroup.procs.
+Result<void> start_watchdog(const Record& rec, const cgroups::Cgroup& cg, uint64_t seconds) {
+  std::vector<std::string> procs;
+  for (auto& [ctrl, mnt] : cg.layout().v1_mounts) procs.push_back(mnt + rec.cgroup_path + "/cgroup.procs");
+  if (!cg.layout().unified_mount.empty()) procs.push_back(cg.layout().unified_mount + rec.cgroup_path + "/cgroup.procs");
+  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds));
+  return {};
+}
+
 Result<Launched> create(const Globals& g, const CreateOptions& o) {
   TRYV(validate_id(o.id));
   Bundle b = TRY(load_bundle(o.bundle));
-  const oci::Config& c = b.config;
+  oci::Config& c = b.config;
+  auto ext = TRY(apply_policy(g, c));
   if (c.process->terminal && o.console_socket.empty())
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
   if (!c.process->terminal && !o.console_socket.empty())
@@ -163,16 +197,25 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
 
   Record rec;
   rec.id = o.id;
+  if (ext && ext->ephemeral_uid) {
+    rec.ephemeral_uid = TRY(allocate_ephemeral_uid(g.root, kEphemeralUidFirst, kEphemeralUidCount, o.id));
+    c.process->user.uid = rec.ephemeral_uid;
+    if (ext->ephemeral_gid) c.process->user.gid = rec.ephemeral_uid;
+    cleanup.uid = rec.ephemeral_uid;
+    cleanup.root = g.root;
+    cleanup.id = o.id;
+  }
   rec.bundle = b.path;
   rec.rootfs = b.rootfs;
   rec.created = now_rfc3339();
   rec.owner = owner_name();
   rec.annotations = c.annotations;
-  TRYV(write_file_atomic(dir.fd_path("config.json"), b.config_text, 0600));
+  // exec re-reads this: with a policy it is the tightened config with its sharness block.
+  TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? oci::config_to_json(c, false) : b.config_text, 0600));
 
   auto layout = TRY(cgroups::detect_layout());
   rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
-  oci::Resources res = effective_resources(c);
+  oci::Resources res = effective_resources(c, ext ? &*ext : nullptr);
   cleanup.cgroup.emplace(layout, rec.cgroup_path);
   cgroups::Cgroup& cg = *cleanup.cgroup;
   if (auto r = cg.create(&res); !r) {
@@ -215,6 +258,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ctx.cgroupns_after_join = cgroupns_later;
   ctx.preserve_fds = o.preserve_fds;
   ctx.state_dir_fd = dir.fd();
+  if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
+  ctx.loopback_up = ext && ext->network == "loopback";
 
   TRYV(enter_for_children(c, plan));
   int pidfd = -1;
@@ -270,6 +315,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
 
   TRYV(dir.save(rec));
   if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, rec.pid));
+  // The clock runs from create: a Boundary outside the container that ends with it.
+  if (ext && ext->wall_clock_seconds) TRYV(start_watchdog(rec, cg, *ext->wall_clock_seconds));
   cleanup.armed = false;
   Launched l;
   l.pid = rec.pid;

@@ -15,6 +15,7 @@
 
 #include "base/file.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -88,6 +89,13 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
     if (p.oom_score_adj) TRYV(procattr::apply_oom_score_adj(*p.oom_score_adj));
     TRYV(procattr::apply_rlimits(p.rlimits));
     std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
+    // A policy's stacked filter holds exec too.
+    std::optional<policy::Extension> ext;
+    if (c.sharness_json) {
+      auto doc = TRY(json::Document::parse(*c.sharness_json, "config.json: sharness"));
+      ext = TRY(policy::parse_extension(doc.root()));
+      if (ext->seccomp) filters.push_back(&*ext->seccomp);
+    }
     auto plan = TRY(plan_launch(p, filters, o.preserve_fds));
     return launch(plan);
   };

@@ -11,6 +11,8 @@
 #include <linux/openat2.h>
 #include <linux/magic.h>
 #include <sched.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -72,6 +74,18 @@ Result<void> join_namespaces(const InitContext& ctx) {
   return {};
 }
 
+// A policy's network "loopback": lo up in the new network namespace (else it stays down).
+Result<void> loopback_up() {
+  Fd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!s) return sys_error("socket for lo");
+  struct ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(s.get(), SIOCGIFFLAGS, &ifr) < 0) return sys_error("get flags of lo");
+  ifr.ifr_flags |= IFF_UP;
+  if (::ioctl(s.get(), SIOCSIFFLAGS, &ifr) < 0) return sys_error("bring lo up");
+  return {};
+}
+
 Result<void> become_root_in_userns(const InitContext& ctx) {
   if (!ctx.plan->new_user() && !ctx.plan->joins_user()) return {};
   if (::setresgid(0, 0, 0) < 0) return sys_error("setresgid 0 in user namespace");
@@ -104,6 +118,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   TRYV(join_namespaces(ctx));
   TRYV(become_root_in_userns(ctx));
   if (ctx.plan->has(CLONE_NEWUTS)) TRYV(setup_uts(c));
+  if (ctx.loopback_up) TRYV(loopback_up());
   TRYV(join_session_keyring(ctx));
 
   rootfs::Options ro;

@@ -22,7 +22,8 @@ struct InitContext {
   bool cgroupns_after_join = false;  // unshare(CLONE_NEWCGROUP) once the runtime put us in the cgroup
   unsigned preserve_fds = 0;
   int state_dir_fd = -1;
-  const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's  // the runtime's locked state dir: init must not hold the flock
+  const oci::Seccomp* policy_seccomp = nullptr;
+  bool loopback_up = false;  // a policy's network "loopback": bring lo up  // a policy's filter, stacked on the config's  // the runtime's locked state dir: init must not hold the flock
 };
 
 [[noreturn]] void init_main(const InitContext& ctx);

@@ -9,6 +9,7 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -78,6 +79,7 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
     auto r = hooks::run(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
     if (!r) log::warn(r.error().what());
   }
+  if (rec.ephemeral_uid) TRYV(release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id));
   return dir.remove();
 }
 

@@ -30,7 +30,7 @@ Result<void> mkdir_p(const std::string& path, mode_t mode) {
 Result<void> validate_id(std::string_view id) {
   if (id.empty()) return fail("invalid container id: must not be empty");
   if (id.size() > 1024) return fail("invalid container id: longer than 1024 characters");
-  if (id == "." || id == "..") return fail("invalid container id: \"" + std::string(id) + "\"");
+  if (id[0] == '.') return fail("invalid container id \"" + std::string(id) + "\": must not start with a dot");
   for (char c : id) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '+' ||
               c == '-' || c == '.';
@@ -43,7 +43,7 @@ std::string record_to_json(const Record& r) {
   json::Writer w;
   w.begin_object().kv("id", r.id).kv("pid", (long long)r.pid).key("startTime").uinteger(r.start_time);
   w.kv("started", r.started).kv("bundle", r.bundle).kv("rootfs", r.rootfs).kv("created", r.created);
-  w.kv("owner", r.owner).kv("cgroupPath", r.cgroup_path);
+  w.kv("owner", r.owner).kv("cgroupPath", r.cgroup_path).key("ephemeralUid").uinteger(r.ephemeral_uid);
   w.key("annotations").begin_object();
   for (auto& [k, v] : r.annotations) w.kv(k, v);
   w.end_object().end_object();
@@ -68,6 +68,9 @@ Result<Record> record_from_json(std::string_view text, const std::string& origin
   TRYV(root.opt("created", r.created));
   TRYV(root.opt("owner", r.owner));
   TRYV(root.opt("cgroupPath", r.cgroup_path));
+  std::optional<uint64_t> euid;
+  TRYV(root.opt("ephemeralUid", euid));
+  r.ephemeral_uid = uint32_t(euid.value_or(0));
   if (auto a = root.get("annotations"); a && !a->is_null()) {
     TRYV(a->each_member([&](std::string_view k, const json::Value& v) -> Result<void> {
       r.annotations[std::string(k)] = TRY(v.as_string());
@@ -158,7 +161,7 @@ Result<std::vector<std::string>> Store::list() const {
   }
   while (struct dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
-    if (n == "." || n == ".." || e->d_type != DT_DIR) continue;
+    if (n.empty() || n[0] == '.' || e->d_type != DT_DIR) continue;  // .uids etc. are ours, not containers
     if (validate_id(n)) ids.push_back(std::move(n));
   }
   ::closedir(d);

@@ -25,6 +25,7 @@ struct Record {
   std::string owner;
   std::string cgroup_path;  // relative to each hierarchy root
   std::map<std::string, std::string> annotations;
+  uint32_t ephemeral_uid = 0;  // claimed for this container (0: none), released on delete
 };
 
 std::string record_to_json(const Record& r);
@@ -37,6 +38,7 @@ class ContainerDir {
  public:
   const std::string& id() const { return id_; }
   const std::string& path() const { return path_; }
+  std::string root() const { return path_.substr(0, path_.size() - id_.size() - 1); }
   int fd() const { return dirfd_.get(); }
   Result<Record> load() const;
   Result<void> save(const Record& r) const;

@@ -1,0 +1,83 @@
+#include "runtime/lifecycle/runtime_config.hpp"
+
+#include <sys/stat.h>
+
+#include "base/file.hpp"
+#include "base/json.hpp"
+#include "spec-mapping/compose.hpp"
+
+namespace sh::lifecycle {
+
+namespace {
+constexpr const char* kAnnotation = "org.sharness.policy";
+
+bool is_plain_name(const std::string& n) {
+  if (n.empty() || n.size() > 255 || n == "." || n == "..") return false;
+  for (char c : n)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+          c == '.'))
+      return false;
+  return true;
+}
+}  // namespace
+
+Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin) {
+  auto doc = TRY(json::Document::parse(text, origin));
+  auto root = doc.root();
+  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids"}));
+  RuntimeConfig rc;
+  if (root.get("policyDirs")) {
+    TRYV(root.opt("policyDirs", rc.policy_dirs));
+    for (size_t i = 0; i < rc.policy_dirs.size(); ++i)
+      if (rc.policy_dirs[i].empty() || rc.policy_dirs[i][0] != '/')
+        return fail(origin + ": policyDirs[" + std::to_string(i) + "]: must be an absolute path");
+  }
+  TRYV(root.opt("defaultPolicy", rc.default_policy));
+  if (auto u = root.get("ephemeralUids")) {
+    TRYV(u->only_keys({"first", "count"}));
+    if (auto f = u->get("first")) rc.ephemeral_first = uint32_t(TRY(f->as_int_in(1000, 4000000000LL)));
+    if (auto n = u->get("count")) rc.ephemeral_count = uint32_t(TRY(n->as_int_in(1, 1 << 24)));
+    if (uint64_t(rc.ephemeral_first) + rc.ephemeral_count > 4294967294ULL)
+      return fail(origin + ": ephemeralUids: range goes past the largest uid");
+  }
+  return rc;
+}
+
+Result<RuntimeConfig> load_runtime_config(const std::string& path, bool explicit_path) {
+  auto text = read_file(path, 1u << 20);
+  if (!text) {
+    if (!explicit_path && text.error().err == ENOENT) return RuntimeConfig{};
+    return fail(text.error());
+  }
+  return parse_runtime_config(*text, path);
+}
+
+Result<policy::Policy> load_named_policy(const RuntimeConfig& rc, const std::string& name) {
+  if (name.find('/') != std::string::npos) return policy::load_policy(name);
+  if (!is_plain_name(name)) return fail("policy \"" + name + "\": not a valid policy name");
+  std::string file = name.size() > 5 && name.ends_with(".json") ? name : name + ".json";
+  for (auto& dir : rc.policy_dirs) {
+    std::string path = dir + "/" + file;
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) return policy::load_policy(path);
+  }
+  return fail("policy \"" + name + "\": not found in the policy directories");
+}
+
+Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, const std::string& operator_policy,
+                                                    const oci::Config& c) {
+  std::optional<policy::Policy> floor;
+  std::string name = operator_policy.empty() ? rc.default_policy : operator_policy;
+  if (!name.empty()) floor = TRYC("operator policy", load_named_policy(rc, name));
+  auto it = c.annotations.find(kAnnotation);
+  if (it == c.annotations.end()) return floor;
+  // The client's choice: a name only, looked up where the operator installed policies.
+  if (!is_plain_name(it->second))
+    return fail("annotation " + std::string(kAnnotation) + ": \"" + it->second +
+                "\" is not a policy name (a client names an installed policy, never a path)");
+  auto client = TRYC("annotation " + std::string(kAnnotation), load_named_policy(rc, it->second));
+  if (!floor) return std::optional<policy::Policy>(std::move(client));
+  return std::optional<policy::Policy>(policy::intersect(*floor, client));
+}
+
+}  // namespace sh::lifecycle

@@ -1,0 +1,42 @@
+// The operator's runtime configuration (/etc/sharness/runtime.json, or --config):
+//   {"policyDirs": ["/etc/sharness/policies"], "defaultPolicy": "baseline",
+//    "ephemeralUids": {"first": 2000000000, "count": 65536}}
+// and the choice of a container's policy at create: the operator's floor (--policy, or
+// defaultPolicy) intersected with the policy a client names in the annotation
+// org.sharness.policy. The annotation names a file in policyDirs, never a path: a client
+// picks among what the operator installed, and can only tighten the floor.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+#include "spec-mapping/policy.hpp"
+
+namespace sh::lifecycle {
+
+inline constexpr const char* kDefaultRuntimeConfig = "/etc/sharness/runtime.json";
+
+struct RuntimeConfig {
+  std::vector<std::string> policy_dirs = {"/etc/sharness/policies"};
+  std::string default_policy;  // a name or a path; empty: no floor
+  uint32_t ephemeral_first = 2000000000u;
+  uint32_t ephemeral_count = 65536u;
+};
+
+// Parse the runtime config (strict: unknown keys are errors).
+Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin);
+// Load `path`; a missing default file gives the defaults, a missing --config file is an error.
+Result<RuntimeConfig> load_runtime_config(const std::string& path, bool explicit_path);
+
+// A policy by name (looked up as NAME.json in the policy dirs) or, for the operator only,
+// by path (anything with a '/').
+Result<policy::Policy> load_named_policy(const RuntimeConfig& rc, const std::string& name_or_path);
+
+// The container's policy: floor (operator) intersected with the annotation's (client).
+// nullopt when neither names one.
+Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, const std::string& operator_policy,
+                                                    const oci::Config& c);
+
+}  // namespace sh::lifecycle
