@@ -31,6 +31,7 @@ const std::vector<CommandInfo>& commands() {
       {"events", cmd_events, "events [--stats] [--interval DUR] <id>"},
       {"features", cmd_features, "features"},
       {"policy", cmd_policy, "policy check|hash|map|apply|explain ..."},
+      {"hello", cmd_hello, "hello [--policy harsh]: try what hostile code would, under a policy, and report"},
       {"checkpoint", cmd_checkpoint, "checkpoint <id> (not supported)"},
       {"restore", cmd_checkpoint, "restore <id> (not supported)"},
   };
