@@ -30,6 +30,7 @@ struct CreateOptions {
   std::string bundle;          // default: cwd
   std::string pid_file;
   std::string console_socket;
+  int console_fd = -1;         // instead of a socket path: run proxies the pty itself
   bool no_pivot = false;
   bool no_new_keyring = false;
   unsigned preserve_fds = 0;

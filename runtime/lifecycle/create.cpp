@@ -167,6 +167,11 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, oci::Con
   return std::optional<policy::Extension>(std::move(ext));
 }
 
+// Only device rules (which every config carries) and no limit at all.
+bool no_limits(const oci::Resources& r) {
+  return !r.memory && !r.cpu && !r.pids && !r.block_io && r.hugepage_limits.empty() && !r.network && r.unified.empty();
+}
+
 // Spawn the wall-clock watchdog over every hierarchy's cgroup.procs.
 Result<void> start_watchdog(const Record& rec, const cgroups::Cgroup& cg, uint64_t seconds) {
   std::vector<std::string> procs;
@@ -181,9 +186,10 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   Bundle b = TRY(load_bundle(o.bundle));
   oci::Config& c = b.config;
   auto ext = TRY(apply_policy(g, c));
-  if (c.process->terminal && o.console_socket.empty())
+  bool has_console = !o.console_socket.empty() || o.console_fd >= 0;
+  if (c.process->terminal && !has_console)
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
-  if (!c.process->terminal && !o.console_socket.empty())
+  if (!c.process->terminal && has_console)
     return fail("--console-socket given but process.terminal is false");
   TRYV(check_capabilities(c.process->capabilities));
   ns::Plan plan = TRY(ns::plan(c));
@@ -218,9 +224,18 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   oci::Resources res = effective_resources(c, ext ? &*ext : nullptr);
   cleanup.cgroup.emplace(layout, rec.cgroup_path);
   cgroups::Cgroup& cg = *cleanup.cgroup;
+  bool has_cgroup = true;
   if (auto r = cg.create(&res); !r) {
     cleanup.cgroup.reset();  // create() removes what it made
-    return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path));
+    // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
+    // unless the config asked for limits: those must never be dropped silently.
+    bool rootless = g.rootless == "true" || (g.rootless == "auto" && ::geteuid() != 0);
+    bool perm = r.error().err == EACCES || r.error().err == EPERM || r.error().err == EROFS;
+    if (!rootless || !perm || (c.linux.resources && !no_limits(*c.linux.resources)))
+      return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path));
+    log::warn("rootless: no cgroup for container " + o.id + ": " + r.error().what());
+    has_cgroup = false;
+    rec.cgroup_path.clear();
   }
   TRYV(dir.save(rec));  // state is readable ("creating") while init is set up
 
@@ -230,10 +245,11 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   Fd parent_sock(sp[0]), child_sock(sp[1]);
   Fd console;
   if (!o.console_socket.empty()) console = TRY(terminal::connect_console_socket(o.console_socket));
+  if (o.console_fd >= 0) console = Fd(::fcntl(o.console_fd, F_DUPFD_CLOEXEC, 3));
 
   // clone3 straight into the cgroup on pure v2; otherwise the runtime moves init in before
   // `go` and init unshares its cgroup namespace afterwards, so its root is the container's.
-  int cgfd = TRY(cg.open_v2_dir());
+  int cgfd = has_cgroup ? TRY(cg.open_v2_dir()) : -1;
   Fd cg_dir(cgfd);
   // Joining a user namespace: init joins it first, then unshares the rest itself.
   unsigned long flags = plan.joins_user() ? 0 : plan.new_flags;
@@ -282,7 +298,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
 
   if (plan.new_user())
     TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings, g.rootless == "true"));
-  if (!cg_dir) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
+  if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
 
   rec.pid = pid_t(pid);
   auto st = proc::stat(rec.pid);
@@ -316,7 +332,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   TRYV(dir.save(rec));
   if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, rec.pid));
   // The clock runs from create: a Boundary outside the container that ends with it.
-  if (ext && ext->wall_clock_seconds) TRYV(start_watchdog(rec, cg, *ext->wall_clock_seconds));
+  if (ext && ext->wall_clock_seconds && has_cgroup) TRYV(start_watchdog(rec, cg, *ext->wall_clock_seconds));
   cleanup.armed = false;
   Launched l;
   l.pid = rec.pid;

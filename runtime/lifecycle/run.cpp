@@ -9,6 +9,9 @@
 
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/sync.hpp"
+#include "runtime/lifecycle/tty_proxy.hpp"
+#include <sys/socket.h>
 
 namespace sh::lifecycle {
 
@@ -48,14 +51,37 @@ Result<int> wait_forwarding(const Launched& l) {
   }
 }
 
-Result<int> run(const Globals& g, const CreateOptions& o, bool detach, bool keep) {
+Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool keep) {
+  CreateOptions o = opts;
+  // A terminal with nobody to hand the pty to: take it ourselves (as runc does).
+  Fd ours, theirs;
+  if (!detach && o.console_socket.empty()) {
+    auto b = load_bundle(o.bundle);
+    if (b && b->config.process && b->config.process->terminal) {
+      int sp[2];
+      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("console socketpair");
+      ours.reset(sp[0]);
+      theirs.reset(sp[1]);
+      o.console_fd = theirs.get();
+    }
+  }
   Launched l = TRY(create(g, o));
+  theirs.reset();
+  Fd master;
+  if (ours) {
+    auto m = sync::recv_fd(ours.get());
+    if (!m) {
+      (void)remove(g, o.id, true);
+      return fail(std::move(m.error()).context("receive the container's terminal"));
+    }
+    master = std::move(*m);
+  }
   if (auto r = start(g, o.id); !r) {
     (void)remove(g, o.id, true);
     return fail(r.error());
   }
   if (detach) return 0;
-  int code = TRY(wait_forwarding(l));
+  int code = master ? TRY(proxy_and_wait(l, master.get())) : TRY(wait_forwarding(l));
   if (!keep) TRYV(remove(g, o.id, true));
   return code;
 }
