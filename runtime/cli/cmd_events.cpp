@@ -1,0 +1,33 @@
+// events: the container's stats once (--stats), or a stream of stats every --interval with
+// oom events in between, until the container stops. One JSON object per line.
+#include <cstdio>
+
+#include "runtime/cli/commands.hpp"
+#include "runtime/lifecycle/ops.hpp"
+
+namespace sh::cli {
+namespace {
+
+// A reader that went away ends the stream quietly.
+bool emit_line(const std::string& line) {
+  std::fputs(line.c_str(), stdout);
+  std::fputc('\n', stdout);
+  return std::fflush(stdout) == 0;
+}
+
+}  // namespace
+
+Result<int> cmd_events(const lifecycle::Globals& g, const Args& args, size_t from) {
+  auto p = TRY(parse({{{"stats"}, false}, {{"interval"}, true}, {{"help", "h"}, false}}, args, from));
+  std::string id = TRY(one_id(p.positional, "events"));
+  auto interval = TRY(lifecycle::parse_duration("interval", p.get("interval", "5s")));
+  if (p.flag("stats")) {
+    auto s = TRY(lifecycle::stats(g, id));
+    emit_line(lifecycle::stats_event_json(id, s));
+    return 0;
+  }
+  TRYV(lifecycle::events(g, id, interval, emit_line));
+  return 0;
+}
+
+}  // namespace sh::cli

@@ -1,0 +1,18 @@
+// features: the runtime-spec features document of this build on this host.
+#include <cstdio>
+
+#include "oci/features.hpp"
+#include "runtime/cli/commands.hpp"
+#include "runtime/lifecycle/ops.hpp"
+
+namespace sh::cli {
+
+Result<int> cmd_features(const lifecycle::Globals&, const Args& args, size_t from) {
+  auto p = TRY(parse({{{"help", "h"}, false}}, args, from));
+  if (!p.positional.empty()) return fail("features: takes no arguments (got \"" + p.positional[0] + "\")");
+  std::string doc = oci::features_json(lifecycle::host_features());
+  std::printf("%s%s", doc.c_str(), doc.ends_with('\n') ? "" : "\n");
+  return 0;
+}
+
+}  // namespace sh::cli

@@ -1,0 +1,21 @@
+// pause / resume: freeze or thaw every process of the container (its cgroup freezer).
+#include "runtime/cli/commands.hpp"
+#include "runtime/lifecycle/ops.hpp"
+
+namespace sh::cli {
+
+Result<int> cmd_pause(const lifecycle::Globals& g, const Args& args, size_t from) {
+  auto p = TRY(parse({{{"help", "h"}, false}}, args, from));
+  std::string id = TRY(one_id(p.positional, "pause"));
+  TRYV(lifecycle::pause(g, id));
+  return 0;
+}
+
+Result<int> cmd_resume(const lifecycle::Globals& g, const Args& args, size_t from) {
+  auto p = TRY(parse({{{"help", "h"}, false}}, args, from));
+  std::string id = TRY(one_id(p.positional, "resume"));
+  TRYV(lifecycle::resume(g, id));
+  return 0;
+}
+
+}  // namespace sh::cli
