@@ -70,13 +70,18 @@ echo
 bold "# exit code: $rc"
 
 # ---------------------------------------------------------------------------------------------
-# SPOT FOR `sharness-runtime hello` (not there yet). When our runtime grows its `hello` command
-# (DESIGN.md §1: each bound reported with who applied it), show it here, only for our binary:
-#
-#   if [ "$(basename "$RUNTIME")" = sharness-runtime ]; then
-#     bold "\$ sharness-runtime hello"
-#     "$RUNTIME" --root "$STATE" hello
-#   fi
+# SPOT FOR `sharness-runtime hello` (DESIGN.md §1: each bound reported with who applied it). Only
+# for our binary: it runs its own busybox containers under policies/harsh.json (private state,
+# rootfs and cgroups, all removed after) and prints what held each hostile attempt.
+if [ "$(basename "$RUNTIME")" = sharness-runtime ]; then
+  echo
+  bold "\$ $(basename "$RUNTIME") hello"
+  hello_rc=0
+  "$RUNTIME" hello </dev/null || hello_rc=$?
+  echo
+  bold "# hello exit code: $hello_rc (0: every attempt was held)"
+  [ "$rc" != 0 ] || rc=$hello_rc
+fi
 # ---------------------------------------------------------------------------------------------
 
 exit "$rc"

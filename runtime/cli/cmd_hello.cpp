@@ -1,6 +1,18 @@
-// Placeholder until the hello command lands (being written now).
+// hello: try, from inside a container under a policy (harsh by default), what hostile code
+// would try, and print what held each attempt. The work is in runtime/lifecycle/hello.cpp.
 #include "runtime/cli/commands.hpp"
+#include "runtime/lifecycle/hello.hpp"
 
 namespace sh::cli {
-Result<int> cmd_hello(const lifecycle::Globals&, const Args&, size_t) { return fail("hello: not implemented yet"); }
+
+Result<int> cmd_hello(const lifecycle::Globals& g, const Args& args, size_t from) {
+  auto p = TRY(parse({{{"policy", "p"}, true}, {{"wall-clock"}, true}, {{"keep"}, false}}, args, from));
+  if (!p.positional.empty()) return fail("hello: unexpected argument \"" + p.positional[0] + "\"");
+  lifecycle::hello::Options o;
+  o.policy = p.get("policy");
+  if (p.has("wall-clock")) o.clock_seconds = TRY(to_unsigned("wall-clock", p.get("wall-clock")));
+  o.keep = p.flag("keep");
+  return lifecycle::hello::run(g, o);
+}
+
 }  // namespace sh::cli

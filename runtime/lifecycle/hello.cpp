@@ -1,0 +1,876 @@
+#include "runtime/lifecycle/hello.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "base/fd.hpp"
+#include "base/file.hpp"
+#include "base/json.hpp"
+#include "runtime/lifecycle/runtime_config.hpp"
+#include "spec-mapping/syscall_groups.hpp"
+
+namespace sh::lifecycle::hello {
+
+namespace fs = std::filesystem;
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::denied: return "denied";
+    case Outcome::killed: return "killed";
+    case Outcome::allowed: return "ALLOWED";
+    case Outcome::not_attempted: return "not attempted";
+    case Outcome::no_result: return "NO RESULT";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing what the containers print
+
+std::vector<Record> parse_records(std::string_view out) {
+  std::vector<Record> recs;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t nl = out.find('\n', pos);
+    std::string_view line = out.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? out.size() : nl + 1;
+    if (line.starts_with("@@")) {
+      line.remove_prefix(2);
+      Record r;
+      size_t a = line.find('|');
+      if (a == std::string_view::npos) {
+        r.key = std::string(line);
+      } else {
+        r.key = std::string(line.substr(0, a));
+        size_t b = line.find('|', a + 1);
+        if (b == std::string_view::npos) {
+          r.value = std::string(line.substr(a + 1));
+        } else {
+          r.value = std::string(line.substr(a + 1, b - a - 1));
+          r.detail = std::string(line.substr(b + 1));
+        }
+      }
+      recs.push_back(std::move(r));
+    } else if (!recs.empty() && !line.empty()) {
+      auto& d = recs.back().detail;
+      d += d.empty() ? "" : "; ";
+      d += line;
+    }
+  }
+  return recs;
+}
+
+const Record* find_record(const std::vector<Record>& recs, std::string_view key) {
+  const Record* found = nullptr;
+  for (auto& r : recs)
+    if (r.key == key) found = &r;  // the last one wins (a counter's final value)
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The policy's facts
+
+Result<Facts> facts_of(const policy::Policy& p) {
+  Facts f;
+  f.policy_id = p.id;
+  f.policy_hash = p.hash;
+  if (p.memory) {
+    f.memory_limit = p.memory->limit.value_or(0);
+    f.address_space = p.memory->address_space.value_or(0);
+  }
+  f.ephemeral_uid = p.identity.uid && p.identity.uid->ephemeral;
+  if (p.pids) {
+    f.pids_limit = p.pids->effective_limit();
+    f.nproc = f.ephemeral_uid && f.pids_limit > 0;
+  }
+  f.wall_clock = p.wall_clock_seconds.value_or(0);
+  if (p.syscalls) {
+    f.seccomp = true;
+    f.allowed = TRY(policy::expand(p.syscalls->allow));
+  }
+  if (p.network) f.network = policy::network_name(*p.network);
+  f.readonly_root = p.mounts.readonly_root;
+  f.no_capabilities = p.identity.capabilities && p.identity.capabilities->empty();
+  if (p.identity.capabilities)
+    f.capabilities = std::set<std::string>(p.identity.capabilities->begin(), p.identity.capabilities->end());
+  for (auto& t : p.mounts.tmpfs)
+    if (t.path == "/tmp" && !t.exec) f.tmp_noexec = true;
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scripts
+
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+uint64_t memory_cap(const Facts& f) {
+  uint64_t cap = 0;
+  for (uint64_t v : {f.memory_limit, f.address_space})
+    if (v && (!cap || v < cap)) cap = v;
+  return cap;
+}
+
+// The syscalls busybox has no applet for: reported, never faked.
+const char* const kNoTool[] = {"ptrace", "bpf", "keyctl", "io_uring_setup", "userfaultfd"};
+
+}  // namespace
+
+uint64_t hog_bytes(const Facts& f) {
+  uint64_t cap = memory_cap(f);
+  uint64_t want = 400 * kMiB;
+  if (cap && want <= cap) want = std::min<uint64_t>(cap + cap / 2, 4096 * kMiB);
+  return want;
+}
+
+int fork_attempts(const Facts& f) {
+  // pids.max counts every task, the init shell too: with a limit L, L-1 children fit and the
+  // L-th child (process L+1) must be refused.
+  if (f.pids_limit > 0) return int(std::min<int64_t>(f.pids_limit, 64));
+  return 8;
+}
+
+std::string main_script(const Facts& f) {
+  std::string s;
+  s += "t() { k=$1; shift; o=$(\"$@\" 2>&1 </dev/null); r=$?; echo \"@@$k|$r|$o\"; }\n";
+  s += "t mem dd if=/dev/zero of=/dev/null bs=" + std::to_string(hog_bytes(f)) + " count=1\n";
+  s += "t net-host nc -w 2 127.0.0.1 \"$LPORT\"\n";
+  s += "t net-out nc -w 2 1.1.1.1 80\n";
+  s += "t write-root touch /hostile\n";
+  s += "t write-etc touch /etc/hostile\n";
+  s += "t write-procsys sh -c 'echo hostile > /proc/sys/kernel/hostname'\n";
+  s += "if cp /bin/busybox /tmp/true 2>/dev/null; then t exec-tmp /tmp/true; "
+       "else echo \"@@exec-tmp|cp|could not copy a binary to /tmp\"; fi\n";
+  s += ": >/tmp/owned 2>/dev/null\n";
+  s += "t chown chown 0:0 /tmp/owned\n";
+  s += "t caps setpriv --inh-caps +sys_admin --ambient-caps +sys_admin id -u\n";
+  s += "t userns unshare -U -r id -u\n";
+  s += "t mount mount -t tmpfs none /tmp\n";
+  s += "t unshare unshare -m -n true\n";
+  s += "t setns nsenter -t 1 -m true\n";
+  s += "t kill-host kill -9 \"$HOST_PID\"\n";
+  return s;
+}
+
+std::string fork_script(const Facts& f) {
+  std::string n = std::to_string(fork_attempts(f));
+  // A failed fork ends busybox sh; its EXIT trap reads pids.events with builtins only.
+  return "trap 'e=unknown; for f in /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do "
+         "[ -r $f ] && { while read -r k v; do [ \"$k\" = max ] && e=$v; done <$f; break; }; done; "
+         "echo \"@@fork-events|$e|\"' EXIT\n"
+         "n=0; while [ $n -lt " + n + " ]; do sleep 5 & n=$((n + 1)); echo \"@@fork-started|$n|\"; done\n"
+         "echo \"@@fork-all|$n|\"\n";
+}
+
+std::string clock_script() {
+  // Every catchable signal ignored (9 and 19 cannot be; 32 and 33 belong to libc).
+  return "for s in $(seq 1 64); do case $s in 9|19|32|33) ;; *) trap '' $s 2>/dev/null ;; esac; done\n"
+         "echo \"@@clock-trapped|ok|\"\n"
+         "sleep 100\n"
+         "echo \"@@clock-survived|ok|\"\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deciding outcomes and mechanisms
+
+namespace {
+
+bool has(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+std::string flat(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\t') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (auto& p : parts)
+    if (!p.empty()) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+// "seccomp: NAME not allowed" for the names the policy's filter denies.
+std::string seccomp_part(const Facts& f, std::initializer_list<const char*> names) {
+  std::vector<std::string> denied;
+  for (auto* n : names)
+    if (f.seccomp_denies(n)) denied.push_back(n);
+  if (denied.empty() || denied.size() < names.size()) return "";  // some way through is allowed
+  std::string s = "seccomp: " + std::string(*names.begin()) + "() not allowed";
+  return s;
+}
+
+Row base_row(std::string attempt, const Record* r, const RunResult& run) {
+  Row row;
+  row.attempt = std::move(attempt);
+  if (!r) {
+    row.outcome = Outcome::no_result;
+    row.detail = "the attempt did not report (container exit " + std::to_string(run.exit_code) +
+                 (run.err.empty() ? "" : ": " + flat(run.err).substr(0, 200)) + ")";
+    return row;
+  }
+  row.detail = flat(r->detail);
+  if (r->value == "0") {
+    row.outcome = Outcome::allowed;
+    if (row.detail.empty()) row.detail = "succeeded";
+  } else if (r->value == "137") {
+    row.outcome = Outcome::killed;
+    if (row.detail.empty()) row.detail = "SIGKILL";
+  } else if (r->value == "127") {
+    row.outcome = Outcome::no_result;  // the tool is missing: nothing was tried
+    row.detail = "could not try: " + row.detail;
+  } else {
+    row.outcome = Outcome::denied;
+    if (row.detail.empty()) row.detail = "exit " + r->value;
+  }
+  return row;
+}
+
+const char* kUnidentified = "refused (mechanism not identified from the error)";
+
+Row mem_row(const Facts& f, const Record* r, const RunResult& run) {
+  uint64_t cap = memory_cap(f);
+  Row row = base_row("allocate " + policy::format_size(hog_bytes(f)) + " in one process" +
+                         (cap ? " (cap " + policy::format_size(cap) + ")" : " (no cap)"),
+                     r, run);
+  if (row.outcome == Outcome::killed) {
+    row.stopped_by = f.memory_limit ? "memory cgroup limit " + policy::format_size(f.memory_limit) + ": OOM kill"
+                                    : "killed (OOM)";
+  } else if (row.outcome == Outcome::denied) {
+    if (has(row.detail, "out of memory") || has(row.detail, "memory exhausted") || has(row.detail, "Cannot allocate"))
+      row.stopped_by = f.address_space
+                           ? join({"RLIMIT_AS " + policy::format_size(f.address_space) + ": the mmap is refused",
+                                   f.memory_limit ? "memory cgroup " + policy::format_size(f.memory_limit) + " behind it"
+                                                  : ""})
+                           : "memory cgroup limit (allocation refused)";
+    else
+      row.stopped_by = kUnidentified;
+  }
+  return row;
+}
+
+Row fork_row(const Facts& f, const RunResult& run) {
+  auto recs = parse_records(run.out);
+  int want = fork_attempts(f);
+  Row row;
+  row.attempt = "fork past the pids limit (" + (f.pids_limit ? std::to_string(f.pids_limit) : std::string("none")) +
+                ": start " + std::to_string(want) + " children)";
+  const Record* started = find_record(recs, "fork-started");
+  const Record* all = find_record(recs, "fork-all");
+  const Record* events = find_record(recs, "fork-events");
+  int n = started ? std::atoi(started->value.c_str()) : 0;
+  if (all) {
+    row.outcome = Outcome::allowed;
+    row.detail = "all " + all->value + " children started";
+    return row;
+  }
+  bool eagain = has(run.err, "can't fork") || has(run.err, "Resource temporarily unavailable");
+  if (!eagain) {
+    row.outcome = Outcome::no_result;
+    row.detail = "the attempt did not finish (container exit " + std::to_string(run.exit_code) + ": " +
+                 flat(run.err).substr(0, 200) + ")";
+    return row;
+  }
+  row.outcome = Outcome::denied;
+  row.detail = "process " + std::to_string(n + 2) + " refused (" + std::to_string(1 + n) +
+               " ran): can't fork: Resource temporarily unavailable";
+  std::string ev = events ? events->value : "unknown";
+  std::string lim = std::to_string(f.pids_limit);
+  if (ev == "0" && f.nproc)
+    row.stopped_by = "RLIMIT_NPROC " + lim + " (the throwaway uid's count); pids cgroup " + lim + " behind it";
+  else if (ev != "unknown" && ev != "0")
+    row.stopped_by = "pids cgroup limit " + lim + " (pids.events max " + ev + ")";
+  else
+    row.stopped_by = join({f.nproc ? "RLIMIT_NPROC " + lim : "", f.pids_limit ? "pids cgroup limit " + lim : ""});
+  if (row.stopped_by.empty()) row.stopped_by = kUnidentified;
+  return row;
+}
+
+Row net_row(const Facts& f, std::string attempt, const Record* r, const RunResult& run) {
+  Row row = base_row(std::move(attempt), r, run);
+  if (row.outcome != Outcome::denied) return row;
+  std::string netns = f.network == "host" ? "" : "behind it: empty netns (only lo)";
+  if (has(row.detail, "socket: Operation not permitted"))
+    row.stopped_by = join({f.seccomp_denies("socket") ? "seccomp: socket() not allowed"
+                                                      : "socket() refused (EPERM)",
+                           netns});
+  else if (has(row.detail, "Network is unreachable"))
+    row.stopped_by = "network namespace: only lo, down (ENETUNREACH)";
+  else if (has(row.detail, "Connection refused"))
+    row.stopped_by = "network namespace: nothing listens in here (the host is outside)";
+  else if (has(row.detail, "timed out") || has(row.detail, "Timeout"))
+    row.stopped_by = "network namespace: no route out (timed out)";
+  else
+    row.stopped_by = kUnidentified;
+  return row;
+}
+
+Row write_row(const Facts& f, std::string attempt, const Record* r, const RunResult& run, bool procsys) {
+  Row row = base_row(std::move(attempt), r, run);
+  if (row.outcome != Outcome::denied) return row;
+  if (has(row.detail, "Read-only file system"))
+    row.stopped_by = procsys ? "read-only /proc/sys (readonlyPaths, mount namespace)"
+                             : (f.readonly_root ? "read-only root filesystem (mount namespace)"
+                                                : "read-only mount (mount namespace)");
+  else if (has(row.detail, "Permission denied"))
+    row.stopped_by = f.ephemeral_uid ? "file permissions: the throwaway uid owns nothing" : "file permissions";
+  else
+    row.stopped_by = kUnidentified;
+  return row;
+}
+
+Row eperm_row(std::string attempt, const Record* r, const RunResult& run, std::vector<std::string> mechanisms) {
+  Row row = base_row(std::move(attempt), r, run);
+  if (row.outcome != Outcome::denied) return row;
+  if (has(row.detail, "Operation not permitted") || has(row.detail, "permission denied") ||
+      has(row.detail, "Permission denied"))
+    row.stopped_by = join(mechanisms);
+  if (row.stopped_by.empty()) row.stopped_by = kUnidentified;
+  return row;
+}
+
+Row clock_row(const Facts& f, const RunResult& run, uint64_t secs) {
+  auto recs = parse_records(run.out);
+  Row row;
+  std::string policy_says = f.wall_clock ? std::to_string(f.wall_clock) + " s" : "none";
+  row.attempt = "outlive the wall clock (" + std::to_string(secs) + " s; every signal trapped)";
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", run.seconds);
+  if (find_record(recs, "clock-survived") || run.exit_code == 0) {
+    row.outcome = Outcome::allowed;
+    row.detail = std::string("still running after ") + took + " s";
+    return row;
+  }
+  if (!find_record(recs, "clock-trapped")) {
+    row.outcome = Outcome::no_result;
+    row.detail = "the container did not start its attempt (exit " + std::to_string(run.exit_code) + ": " +
+                 flat(run.err).substr(0, 200) + ")";
+    return row;
+  }
+  if (run.exit_code == 137 && run.seconds <= double(secs) + 3.0) {
+    row.outcome = Outcome::killed;
+    row.detail = std::string("SIGKILL after ") + took + " s, though it ignored every catchable signal (limit " +
+                 std::to_string(secs) + " s for this run; the policy's own: " + policy_says + ")";
+    row.stopped_by = "the runtime's watchdog: SIGKILL to the container's cgroup at the limit";
+    return row;
+  }
+  row.outcome = Outcome::allowed;
+  row.detail = "ended with exit " + std::to_string(run.exit_code) + " after " + took + " s (expected SIGKILL at " +
+               std::to_string(secs) + " s)";
+  return row;
+}
+
+}  // namespace
+
+std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunResult& fork_run,
+                           const RunResult& clock_run, uint64_t clock_seconds, int host_accepts) {
+  auto recs = parse_records(main_run.out);
+  auto rec = [&](const char* k) { return find_record(recs, k); };
+  std::string caps = f.no_capabilities ? "no capabilities (bounding set empty)" : "";
+  std::vector<Row> rows;
+
+  rows.push_back(mem_row(f, rec("mem"), main_run));
+  rows.push_back(fork_row(f, fork_run));
+
+  Row host = net_row(f, "reach the host's listener (127.0.0.1)", rec("net-host"), main_run);
+  if (host_accepts > 0) {
+    host.outcome = Outcome::allowed;
+    host.detail = "the host's listener accepted " + std::to_string(host_accepts) + " connection(s)";
+    host.stopped_by.clear();
+  }
+  rows.push_back(std::move(host));
+  rows.push_back(net_row(f, "connect to the outside (1.1.1.1:80)", rec("net-out"), main_run));
+
+  rows.push_back(write_row(f, "write to / (create /hostile)", rec("write-root"), main_run, false));
+  rows.push_back(write_row(f, "write to /etc (create /etc/hostile)", rec("write-etc"), main_run, false));
+  rows.push_back(write_row(f, "write a kernel setting (/proc/sys/kernel/hostname)", rec("write-procsys"), main_run,
+                           true));
+
+  Row exec = base_row("run a dropped binary (busybox copied to /tmp/true)", rec("exec-tmp"), main_run);
+  if (exec.outcome == Outcome::denied)
+    exec.stopped_by = has(exec.detail, "Permission denied")
+                          ? (f.tmp_noexec ? "noexec on the writable tmpfs /tmp" : "no execute right (noexec mount)")
+                          : kUnidentified;
+  if (const Record* r = rec("exec-tmp"); r && r->value == "cp") {
+    exec.outcome = Outcome::no_result;
+    exec.detail = r->detail;
+  }
+  rows.push_back(std::move(exec));
+
+  rows.push_back(eperm_row("use a capability (chown a file to root)", rec("chown"), main_run,
+                           {f.no_capabilities ? "no CAP_CHOWN (capability sets empty)" : f.lacks_cap("CAP_CHOWN") ? "no CAP_CHOWN" : "",
+                            seccomp_part(f, {"chown", "fchownat", "lchown", "fchown"})}));
+  rows.push_back(eperm_row("raise capabilities (setpriv +sys_admin)", rec("caps"), main_run,
+                           {f.seccomp_denies("capget") && f.seccomp_denies("capset") ? "seccomp: capget()/capset() not allowed"
+                            : seccomp_part(f, {"capset"}),
+                            f.no_capabilities            ? "empty capability sets"
+                            : f.lacks_cap("CAP_SYS_ADMIN") ? "CAP_SYS_ADMIN not in the bounding set"
+                                                           : ""}));
+  rows.push_back(eperm_row("become root in a user namespace (unshare -U -r)", rec("userns"), main_run,
+                           {f.seccomp ? (f.seccomp_denies("unshare") ? "seccomp: unshare() not allowed"
+                                                                      : "seccomp: unshare() only without CLONE_NEW*")
+                                      : "",
+                            caps}));
+  rows.push_back(eperm_row("mount a file system (mount -t tmpfs)", rec("mount"), main_run,
+                           {seccomp_part(f, {"mount"}), f.lacks_cap("CAP_SYS_ADMIN") ? "no CAP_SYS_ADMIN" : ""}));
+  rows.push_back(eperm_row("make new namespaces (unshare -m -n)", rec("unshare"), main_run,
+                           {f.seccomp ? (f.seccomp_denies("unshare") ? "seccomp: unshare() not allowed"
+                                                                      : "seccomp: unshare() only without CLONE_NEW*")
+                                      : "",
+                            f.lacks_cap("CAP_SYS_ADMIN") ? "no CAP_SYS_ADMIN" : ""}));
+  rows.push_back(eperm_row("enter a namespace (nsenter: setns)", rec("setns"), main_run,
+                           {seccomp_part(f, {"setns"}), f.lacks_cap("CAP_SYS_ADMIN") ? "no CAP_SYS_ADMIN" : ""}));
+
+  Row kill = base_row("signal a host process (kill -9 hello's host pid)", rec("kill-host"), main_run);
+  if (kill.outcome == Outcome::denied)
+    kill.stopped_by = has(kill.detail, "No such process") ? "pid namespace: the host pid does not exist in here"
+                      : has(kill.detail, "not permitted")  ? "not the owner (throwaway uid)"
+                                                           : kUnidentified;
+  rows.push_back(std::move(kill));
+
+  rows.push_back(clock_row(f, clock_run, clock_seconds));
+
+  for (const char* name : kNoTool) {
+    Row r;
+    r.attempt = std::string("call ") + name + "()";
+    r.outcome = Outcome::not_attempted;
+    r.detail = "no tool in busybox makes this syscall";
+    r.stopped_by = !f.seccomp                ? "(no seccomp filter in this policy)"
+                   : f.seccomp_denies(name) ? std::string("would meet: seccomp, ") + name + "() not allowed"
+                                            : std::string("(") + name + "() IS in the policy's allowlist)";
+    rows.push_back(std::move(r));
+  }
+
+  for (auto& r : rows) {
+    if (r.held())
+      r.kind = r.stopped_by.starts_with("the runtime's watchdog") ? "Boundary (watchdog)" : "Boundary";
+    else
+      r.kind = "-";
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+namespace {
+
+std::string fit(const std::string& s, size_t w) {
+  if (s.size() <= w) return s + std::string(w - s.size(), ' ');
+  return s.substr(0, w - 3) + "...";
+}
+
+}  // namespace
+
+std::string format_table(const std::vector<Row>& rows) {
+  // One line per attempt (what, outcome, mechanism, kind), the error seen indented below it.
+  constexpr size_t kA = 50, kO = 13, kS = 72;
+  std::string out = fit("ATTEMPT", kA) + "  " + fit("OUTCOME", kO) + "  " + fit("STOPPED BY", kS) + "  KIND\n";
+  for (auto& r : rows) {
+    out += fit(r.attempt, kA) + "  " + fit(outcome_name(r.outcome), kO) + "  " +
+           fit(r.stopped_by.empty() ? "-" : r.stopped_by, kS) + "  " + r.kind + "\n";
+    if (!r.detail.empty())
+      out += std::string("    ") + (r.outcome == Outcome::not_attempted ? "why: " : "seen: ") + r.detail + "\n";
+  }
+  return out;
+}
+
+std::string format_summary(const std::vector<Row>& rows) {
+  int attempted = 0, held = 0, not_attempted = 0;
+  for (auto& r : rows) {
+    if (!r.attempted()) {
+      ++not_attempted;
+      continue;
+    }
+    ++attempted;
+    if (r.held()) ++held;
+  }
+  std::string s = std::to_string(held) + " of " + std::to_string(attempted) + " attempts held";
+  if (held != attempted) s += ", " + std::to_string(attempted - held) + " NOT held";
+  if (not_attempted) s += "; " + std::to_string(not_attempted) + " not attempted (no tool in busybox)";
+  s += ".\n";
+  s += "Boundary: applied to the process from above by the runtime before execve (the wall clock: enforced from\n"
+       "outside by the runtime's watchdog), so the process cannot undo or skip it. A Setting would be a limit the\n"
+       "process applied to itself: none of these is one.\n";
+  return s;
+}
+
+int exit_code(const std::vector<Row>& rows) {
+  for (auto& r : rows)
+    if (r.attempted() && !r.held()) return 1;
+  return 0;
+}
+
+std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path) {
+  std::vector<std::string> out;
+  for (auto& d : policy_dirs) out.push_back((fs::path(d) / "harsh.json").lexically_normal().string());
+  fs::path bin = fs::path(exe_path).parent_path();
+  out.push_back((bin / ".." / "share" / "sharness" / "policies" / "harsh.json").lexically_normal().string());
+  out.push_back((bin / ".." / "policies" / "harsh.json").lexically_normal().string());
+  out.push_back((bin / ".." / ".." / "policies" / "harsh.json").lexically_normal().string());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running it
+
+namespace {
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+Result<std::string> self_exe() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n < 0) return sys_error("readlink /proc/self/exe");
+  return std::string(buf, size_t(n));
+}
+
+Result<std::string> resolve_policy(const std::string& name, const RuntimeConfig& rc, const std::string& exe) {
+  std::vector<std::string> tried;
+  if (!name.empty() && name.find('/') != std::string::npos) {
+    std::error_code ec;
+    auto abs = fs::absolute(name, ec);
+    return ec ? name : abs.lexically_normal().string();
+  }
+  if (!name.empty()) {
+    std::string file = name.ends_with(".json") ? name : name + ".json";
+    for (auto& d : rc.policy_dirs) {
+      std::string p = d + "/" + file;
+      if (exists(p)) return p;
+      tried.push_back(p);
+    }
+    if (file != "harsh.json")
+      return fail("hello: policy \"" + name + "\" not found (looked in the policy dirs: " + tried.front() + ")");
+  }
+  for (auto& p : policy_candidates(rc.policy_dirs, exe)) {
+    if (exists(p)) return p;
+    tried.push_back(p);
+  }
+  std::string list;
+  for (auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+  return fail("hello: no harsh.json found (tried " + list + "); name one with --policy FILE");
+}
+
+std::string busybox_path() {
+  if (const char* b = ::getenv("BUSYBOX"); b && *b) return b;
+  for (const char* p : {"/bin/busybox", "/usr/bin/busybox"})
+    if (exists(p)) return p;
+  return "/bin/busybox";
+}
+
+const char* const kApplets[] = {"sh", "cat", "chown", "cp", "dd", "echo", "id", "kill", "nc", "nsenter",
+                                "mount", "seq", "setpriv", "sleep", "touch", "true", "unshare"};
+
+Result<void> make_rootfs(const std::string& rootfs) {
+  for (const char* d : {"", "/bin", "/etc", "/proc", "/sys", "/dev", "/tmp", "/root"})
+    if (::mkdir((rootfs + d).c_str(), 0755) < 0 && errno != EEXIST) return sys_error("mkdir " + rootfs + d);
+  ::chmod((rootfs + "/tmp").c_str(), 01777);
+  ::chmod((rootfs + "/root").c_str(), 0700);
+  std::string bb = busybox_path();
+  std::string bin = TRYC("hello: the static busybox (apt-get install busybox-static)", read_file(bb));
+  TRYV(write_file(rootfs + "/bin/busybox", bin, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
+  for (const char* a : kApplets)
+    if (::symlink("busybox", (rootfs + "/bin/" + a).c_str()) < 0 && errno != EEXIST)
+      return sys_error(std::string("symlink bin/") + a);
+  TRYV(write_file(rootfs + "/etc/passwd",
+                  "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n",
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  TRYV(write_file(rootfs + "/etc/group", "root:x:0:\nnogroup:x:65534:\n", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                  0644));
+  return {};
+}
+
+// A runc-spec-like config.json (as scripts/make-bundle.sh writes), running `sh -c script`.
+std::string config_json(const std::string& rootfs, const std::string& script, const std::string& cgroups_path,
+                        const std::vector<std::string>& env, const std::string& annotation) {
+  json::Writer w(true);
+  std::vector<std::string> caps = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"};
+  w.begin_object();
+  w.kv("ociVersion", "1.0.2");
+  w.key("process").begin_object();
+  w.kv("terminal", false);
+  w.key("user").begin_object().kv("uid", 0).kv("gid", 0).end_object();
+  w.kv("args", std::vector<std::string>{"sh", "-c", script});
+  w.kv("env", env);
+  w.kv("cwd", "/");
+  w.key("capabilities").begin_object().kv("bounding", caps).kv("effective", caps).kv("permitted", caps).end_object();
+  w.key("rlimits").begin_array();
+  w.begin_object().kv("type", "RLIMIT_NOFILE").kv("hard", 1024).kv("soft", 1024).end_object();
+  w.end_array();
+  w.kv("noNewPrivileges", true);
+  w.end_object();
+  w.key("root").begin_object().kv("path", rootfs).kv("readonly", false).end_object();
+  w.kv("hostname", "sharness-hello");
+  auto mount = [&](const char* dest, const char* type, const char* src, std::vector<std::string> opts) {
+    w.begin_object().kv("destination", dest).kv("type", type).kv("source", src);
+    if (!opts.empty()) w.kv("options", opts);
+    w.end_object();
+  };
+  w.key("mounts").begin_array();
+  mount("/proc", "proc", "proc", {});
+  mount("/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"});
+  mount("/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"});
+  mount("/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
+  mount("/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"});
+  mount("/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"});
+  mount("/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"});
+  w.end_array();
+  if (!annotation.empty()) w.key("annotations").begin_object().kv("org.sharness.policy", annotation).end_object();
+  w.key("linux").begin_object();
+  w.kv("cgroupsPath", cgroups_path);
+  w.key("resources").begin_object().key("devices").begin_array();
+  w.begin_object().kv("allow", false).kv("access", "rwm").end_object();
+  w.end_array().end_object();
+  w.key("namespaces").begin_array();
+  for (const char* t : {"pid", "network", "ipc", "uts", "mount"}) w.begin_object().kv("type", t).end_object();
+  w.end_array();
+  w.kv("maskedPaths", std::vector<std::string>{"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
+                                               "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+                                               "/proc/sched_debug", "/sys/firmware", "/proc/scsi"});
+  w.kv("readonlyPaths",
+       std::vector<std::string>{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"});
+  w.end_object();
+  w.end_object();
+  return w.str();
+}
+
+// Start argv[0] with stdin /dev/null, stdout and stderr to files, and no other fd.
+Result<pid_t> spawn(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+  Fd in = TRY(open_file("/dev/null", O_RDONLY | O_CLOEXEC));
+  Fd o = TRY(open_file(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  Fd e = TRY(open_file(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  std::vector<char*> av;
+  for (auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+  av.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid < 0) return sys_error("fork");
+  if (pid == 0) {
+    if (::dup2(in.get(), 0) < 0 || ::dup2(o.get(), 1) < 0 || ::dup2(e.get(), 2) < 0) _exit(127);
+    ::syscall(SYS_close_range, 3u, ~0u, 0u);  // nothing of ours reaches the runtime or the container
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);  // hello ignores it (see run); an ignored signal survives execve
+    ::execv(av[0], av.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+using Clock = std::chrono::steady_clock;
+
+struct Job {
+  std::string id, out, err;
+  pid_t pid = -1;
+  Clock::time_point t0;
+};
+
+Result<Job> start_job(const std::vector<std::string>& base, const std::string& bundle, const std::string& id,
+                      const std::string& dir) {
+  Job j;
+  j.id = id;
+  j.out = dir + "/" + id + ".out";
+  j.err = dir + "/" + id + ".err";
+  std::vector<std::string> argv = base;
+  for (const char* a : {"run", "--bundle"}) argv.push_back(a);
+  argv.push_back(bundle);
+  argv.push_back(id);
+  j.t0 = Clock::now();
+  j.pid = TRY(spawn(argv, j.out, j.err));
+  return j;
+}
+
+RunResult finish_job(const Job& j) {
+  RunResult r;
+  r.exit_code = wait_exit(j.pid);
+  r.seconds = std::chrono::duration<double>(Clock::now() - j.t0).count();
+  r.out = read_file(j.out).value_or("");
+  r.err = read_file(j.err).value_or("");
+  return r;
+}
+
+// A listening TCP socket on the host's 127.0.0.1, to see whether anything inside reaches it.
+struct Listener {
+  Fd fd;
+  int port = 0;
+};
+
+Result<Listener> listen_loopback() {
+  Listener l;
+  l.fd = Fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!l.fd) return sys_error("hello: socket");
+  struct sockaddr_in a {};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(l.fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) return sys_error("hello: bind 127.0.0.1");
+  if (::listen(l.fd.get(), 8) < 0) return sys_error("hello: listen");
+  socklen_t len = sizeof a;
+  if (::getsockname(l.fd.get(), reinterpret_cast<sockaddr*>(&a), &len) < 0) return sys_error("hello: getsockname");
+  l.port = ntohs(a.sin_port);
+  return l;
+}
+
+int accepted(const Listener& l) {
+  int n = 0;
+  for (;;) {
+    int c = ::accept4(l.fd.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (c < 0) break;
+    ::close(c);
+    ++n;
+  }
+  return n;
+}
+
+// Everything made for this run, removed in the destructor.
+struct Scratch {
+  std::string dir, exe, state, cgparent;
+  std::vector<std::string> ids;
+  bool keep = false;
+  ~Scratch() {
+    if (dir.empty()) return;
+    for (auto& id : ids) {  // `run` deletes its container; this is for a run that failed half-way
+      auto pid = spawn({exe, "--root", state, "delete", "--force", id}, "/dev/null", "/dev/null");
+      if (pid) wait_exit(*pid);
+    }
+    std::error_code ec;
+    for (auto& e : fs::directory_iterator("/sys/fs/cgroup", ec)) ::rmdir((e.path() / cgparent).c_str());
+    ::rmdir(("/sys/fs/cgroup/" + cgparent).c_str());
+    if (keep) {
+      std::fprintf(stderr, "hello: kept %s\n", dir.c_str());
+      return;
+    }
+    fs::remove_all(dir, ec);
+  }
+};
+
+// The watchdogs are double-forked; as a child subreaper, hello inherits and reaps them.
+void reap_all(std::chrono::milliseconds budget) {
+  auto until = Clock::now() + budget;
+  for (;;) {
+    pid_t r = ::waitpid(-1, nullptr, WNOHANG);
+    if (r > 0) continue;
+    if (r < 0) return;  // ECHILD: nothing left
+    if (Clock::now() >= until) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+Result<int> run(const Globals& g, const Options& o) {
+  if (::geteuid() != 0) return fail("hello: needs root (containers need namespaces and cgroups here)");
+  if (o.clock_seconds == 0 || o.clock_seconds > 60) return fail("hello: --wall-clock must be 1..60 seconds");
+  std::string exe = TRY(self_exe());
+  RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
+                                             !g.config_path.empty()));
+  std::string policy_path = TRY(resolve_policy(o.policy.empty() ? g.policy : o.policy, rc, exe));
+  policy::Policy pol = TRY(policy::load_policy(policy_path));
+  Facts facts = TRY(facts_of(pol));
+
+  // A reader that goes away (`hello | head`) must not kill hello before it cleans up.
+  ::signal(SIGPIPE, SIG_IGN);
+  Scratch s;
+  s.exe = exe;
+  s.keep = o.keep;
+  const char* tmpdir = ::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/sharness-hello.XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return sys_error("hello: mkdtemp " + tmpl);
+  s.dir = tmpl;
+  ::chmod(s.dir.c_str(), 0755);
+  s.state = s.dir + "/state";
+  s.cgparent = "sharness-hello-" + std::to_string(::getpid());
+  if (::mkdir(s.state.c_str(), 0700) < 0) return sys_error("hello: mkdir " + s.state);
+  std::string rootfs = s.dir + "/rootfs";
+  TRYV(make_rootfs(rootfs));
+
+  // The short wall clock: a client policy, named by annotation, that tightens the floor.
+  std::string pdir = s.dir + "/policies";
+  if (::mkdir(pdir.c_str(), 0755) < 0) return sys_error("hello: mkdir " + pdir);
+  TRYV(write_file(pdir + "/hello-clock.json",
+                  "{\"id\": \"hello-clock\", \"version\": 1, \"wallClock\": {\"seconds\": " +
+                      std::to_string(o.clock_seconds) + "}}\n",
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  std::string rconf = s.dir + "/runtime.json";
+  {
+    json::Writer w;
+    w.begin_object().kv("policyDirs", std::vector<std::string>{pdir}).end_object();
+    TRYV(write_file(rconf, w.str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  }
+
+  Listener lis = TRY(listen_loopback());
+  std::vector<std::string> env = {"PATH=/bin", "HOST_PID=" + std::to_string(::getpid()),
+                                  "LPORT=" + std::to_string(lis.port)};
+  std::string tag = std::to_string(::getpid());
+  struct Spec {
+    std::string name, script, annotation;
+  };
+  Spec specs[] = {{"clock", clock_script(), "hello-clock"}, {"main", main_script(facts), ""},
+                  {"fork", fork_script(facts), ""}};
+  for (auto& sp : specs) {
+    std::string b = s.dir + "/bundle-" + sp.name;
+    if (::mkdir(b.c_str(), 0755) < 0) return sys_error("hello: mkdir " + b);
+    std::string id = "hello-" + tag + "-" + sp.name;
+    TRYV(write_file(b + "/config.json", config_json(rootfs, sp.script, "/" + s.cgparent + "/" + id, env, sp.annotation),
+                    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    s.ids.push_back(id);
+  }
+
+  std::printf("sharness-runtime hello: what hostile code tries inside a container, and what stops it\n");
+  std::printf("policy %s (hash %s), from %s\n", facts.policy_id.c_str(), facts.policy_hash.c_str(),
+              policy_path.c_str());
+  std::printf("3 busybox containers (the wall-clock one under %s+hello-clock, %llu s), state in %s (removed after)\n\n",
+              facts.policy_id.c_str(), (unsigned long long)o.clock_seconds, s.state.c_str());
+  std::fflush(stdout);
+
+  int was_subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper, 0, 0, 0);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  std::vector<std::string> base = {exe, "--root", s.state, "--config", rconf, "--policy", policy_path};
+  // The wall-clock container runs while the others do: the whole thing takes about its limit.
+  Job clock = TRY(start_job(base, s.dir + "/bundle-clock", s.ids[0], s.dir));
+  RunResult main_run, fork_run;
+  if (auto j = start_job(base, s.dir + "/bundle-main", s.ids[1], s.dir)) main_run = finish_job(*j);
+  if (auto j = start_job(base, s.dir + "/bundle-fork", s.ids[2], s.dir)) fork_run = finish_job(*j);
+  RunResult clock_run = finish_job(clock);
+  int accepts = accepted(lis);
+  reap_all(std::chrono::milliseconds(2000));
+  if (!was_subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+
+  auto rows = rows_from(facts, main_run, fork_run, clock_run, o.clock_seconds, accepts);
+  std::string table = format_table(rows) + "\n" + format_summary(rows);
+  std::fwrite(table.data(), 1, table.size(), stdout);
+  std::fflush(stdout);
+  return exit_code(rows);
+}
+
+}  // namespace sh::lifecycle::hello

@@ -1,0 +1,116 @@
+// `sharness-runtime hello`: run a busybox container under a policy (harsh unless told
+// otherwise) and try, from inside, what hostile code would try: allocate past the cap, fork
+// past the limit, connect out, write outside its writable paths, run a dropped binary, raise
+// privilege, make the syscalls a sandbox must deny, signal a host process, outlive the wall
+// clock. Each attempt is reported with its outcome (denied / killed / allowed, and the error
+// seen), what stopped it, and whether that is a Boundary (applied from above, before execve,
+// or from outside by the watchdog) or a Setting (DESIGN.md §1 "Boundary versus Setting").
+//
+// Everything is private and temporary: a state --root, a busybox rootfs made from the host's
+// static busybox, a runtime config naming a policy dir for the short wall-clock limit, a
+// cgroup parent named for this run; all of it is removed afterwards. The containers are run
+// by this same binary (`run`), exactly as a user would run them.
+//
+// The pure parts (parsing what the containers print, deciding outcomes and mechanisms,
+// formatting the table, where to look for harsh.json) are here for unit tests.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.hpp"
+#include "runtime/lifecycle/container.hpp"
+#include "spec-mapping/policy.hpp"
+
+namespace sh::lifecycle::hello {
+
+enum class Outcome { denied, killed, allowed, not_attempted, no_result };
+const char* outcome_name(Outcome o);
+
+// One line of the table.
+struct Row {
+  std::string attempt;     // what hostile code tries
+  Outcome outcome = Outcome::no_result;
+  std::string detail;      // the error seen, or what happened
+  std::string stopped_by;  // the mechanism that held it ("" when nothing did)
+  std::string kind;        // "Boundary", "Boundary (watchdog)", or "-"
+  bool held() const { return outcome == Outcome::denied || outcome == Outcome::killed; }
+  bool attempted() const { return outcome != Outcome::not_attempted; }
+};
+
+// What a container printed: records "@@KEY|VALUE|DETAIL"; a line without the prefix continues
+// the previous record's detail (multi-line error messages).
+struct Record {
+  std::string key, value, detail;
+};
+std::vector<Record> parse_records(std::string_view out);
+const Record* find_record(const std::vector<Record>& recs, std::string_view key);
+
+// The policy's bounds that the table names.
+struct Facts {
+  std::string policy_id, policy_hash;
+  uint64_t memory_limit = 0, address_space = 0;  // bytes; 0: none
+  int64_t pids_limit = 0;                        // 0: none
+  bool nproc = false;                            // RLIMIT_NPROC follows pids (ephemeral uid)
+  bool ephemeral_uid = false;
+  uint64_t wall_clock = 0;                       // seconds; 0: none
+  bool seccomp = false;                          // an allowlist exists
+  std::set<std::string> allowed;                 // its syscalls, groups expanded
+  std::string network = "host";                  // none, loopback, host
+  bool readonly_root = false;
+  bool no_capabilities = false;                  // capabilities: []
+  std::optional<std::set<std::string>> capabilities;  // the most the process may hold; absent: any
+  bool tmp_noexec = false;                       // a policy tmpfs at /tmp without exec
+  // seccomp answers EPERM (or kills) for this syscall
+  bool seccomp_denies(const std::string& name) const { return seccomp && !allowed.contains(name); }
+  // the policy's capability list leaves this one out of every set (bounding too)
+  bool lacks_cap(const std::string& cap) const { return capabilities && !capabilities->contains(cap); }
+};
+Result<Facts> facts_of(const policy::Policy& p);
+
+// How one container run ended.
+struct RunResult {
+  std::string out, err;
+  int exit_code = -1;  // as `run` reports it (128+N when killed by signal N)
+  double seconds = 0;
+};
+
+// Sizes and counts the scripts use, chosen from the facts.
+uint64_t hog_bytes(const Facts& f);      // what the memory attempt allocates (400 MiB, or past a larger cap)
+int fork_attempts(const Facts& f);       // how many children the fork attempt starts (limit, or 8)
+
+// The container scripts. Each prints records (see parse_records).
+std::string main_script(const Facts& f);
+std::string fork_script(const Facts& f);
+std::string clock_script();
+
+// Rows, in the table's order: the attempts made in `main_run` (one container), the fork
+// attempt (its own container), the wall-clock attempt (its own container, limit
+// `clock_seconds`), and the syscalls busybox cannot make (not attempted). `host_accepts` is
+// how many connections the host's listener accepted (any is a failure to hold).
+std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunResult& fork_run,
+                           const RunResult& clock_run, uint64_t clock_seconds, int host_accepts);
+
+std::string format_table(const std::vector<Row>& rows);
+std::string format_summary(const std::vector<Row>& rows);
+// 0 when every attempt was held, 1 otherwise.
+int exit_code(const std::vector<Row>& rows);
+
+// Where harsh.json is looked for when no policy is given, in order: the runtime config's
+// policy dirs, <dir of the binary>/../share/sharness/policies, then the source tree's
+// policies/ relative to the binary (a build dir inside or next to the tree).
+std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path);
+
+struct Options {
+  std::string policy;           // NAME or PATH; empty: the global --policy, else harsh
+  uint64_t clock_seconds = 3;   // the wall-clock attempt's limit
+  bool keep = false;            // keep the temp dir (for inspection)
+};
+
+// Run the attempts and print the table to stdout. Returns the exit code.
+Result<int> run(const Globals& g, const Options& o);
+
+}  // namespace sh::lifecycle::hello

@@ -1,0 +1,210 @@
+// `hello`: what the containers print is parsed into records, each attempt gets an outcome and
+// the mechanism that the error points at (never one it does not), allowed attempts and
+// missing results fail the run, and harsh.json is looked for where the docs say.
+#define BOOST_TEST_MODULE hello
+#include <boost/test/unit_test.hpp>
+
+#include "runtime/lifecycle/hello.hpp"
+
+using namespace sh;
+using namespace sh::lifecycle::hello;
+
+namespace sh::lifecycle::hello {
+std::ostream& operator<<(std::ostream& o, Outcome v) { return o << outcome_name(v); }
+}  // namespace sh::lifecycle::hello
+
+namespace {
+
+std::string repo() {
+  std::string f = __FILE__;
+  return f.substr(0, f.rfind("/tests/unit/"));
+}
+
+Facts harsh_facts() {
+  auto p = policy::load_policy(repo() + "/policies/harsh.json");
+  BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
+  auto f = facts_of(*p);
+  BOOST_REQUIRE_MESSAGE(f, (f ? "" : f.error().what()));
+  return *f;
+}
+
+// What harsh's containers print on this kind of host (taken from a real run).
+RunResult held_main() {
+  RunResult r;
+  r.exit_code = 0;
+  r.out =
+      "@@mem|1|dd: out of memory\n"
+      "@@net-host|1|nc: socket: Operation not permitted\n"
+      "@@net-out|1|nc: socket: Operation not permitted\n"
+      "@@write-root|1|touch: /hostile: Read-only file system\n"
+      "@@write-etc|1|touch: /etc/hostile: Read-only file system\n"
+      "@@write-procsys|1|sh: can't create /proc/sys/kernel/hostname: Read-only file system\n"
+      "@@exec-tmp|126|sh: /tmp/true: Permission denied\n"
+      "@@chown|1|chown: /tmp/owned: Operation not permitted\n"
+      "@@caps|1|setpriv: capget: Operation not permitted\n"
+      "@@userns|1|unshare: unshare(0x10000000): Operation not permitted\n"
+      "@@mount|1|mount: permission denied (are you root?)\n"
+      "@@unshare|1|unshare: unshare(0x40020000): Operation not permitted\n"
+      "@@setns|1|nsenter: setns(): can't reassociate to namespace 'mnt': Operation not permitted\n"
+      "@@kill-host|1|sh: can't kill pid 4242: No such process\n";
+  return r;
+}
+
+RunResult held_fork() {
+  RunResult r;
+  r.exit_code = 2;
+  r.out = "@@fork-started|1|\n@@fork-started|2|\n@@fork-started|3|\n@@fork-events|0|\n";
+  r.err = "sh: can't fork: Resource temporarily unavailable\n";
+  return r;
+}
+
+RunResult held_clock() {
+  RunResult r;
+  r.exit_code = 137;
+  r.seconds = 3.1;
+  r.out = "@@clock-trapped|ok|\n";
+  return r;
+}
+
+const Row& row_of(const std::vector<Row>& rows, std::string_view prefix) {
+  for (auto& r : rows)
+    if (r.attempt.starts_with(prefix)) return r;
+  BOOST_FAIL("no row starting with " << prefix);
+  return rows.front();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(records_parse_with_continuations_and_bars) {
+  auto recs = parse_records("noise\n@@a|1|first line\nsecond line\n@@b|0|x|y\n@@c\n@@d|7\n");
+  BOOST_REQUIRE_EQUAL(recs.size(), 4u);
+  BOOST_CHECK_EQUAL(recs[0].key, "a");
+  BOOST_CHECK_EQUAL(recs[0].value, "1");
+  BOOST_CHECK_EQUAL(recs[0].detail, "first line; second line");
+  BOOST_CHECK_EQUAL(recs[1].detail, "x|y");  // only the first two bars split
+  BOOST_CHECK_EQUAL(recs[2].key, "c");
+  BOOST_CHECK_EQUAL(recs[3].value, "7");
+  auto again = parse_records("@@n|1|\n@@n|2|\n@@n|3|\n");
+  BOOST_CHECK_EQUAL(find_record(again, "n")->value, "3");  // a counter: the last wins
+  BOOST_CHECK(find_record(again, "m") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(harsh_facts_and_sizes) {
+  Facts f = harsh_facts();
+  BOOST_CHECK_EQUAL(f.policy_id, "harsh");
+  BOOST_CHECK_EQUAL(f.memory_limit, 128ull << 20);
+  BOOST_CHECK_EQUAL(f.address_space, 128ull << 20);
+  BOOST_CHECK_EQUAL(f.pids_limit, 4);
+  BOOST_CHECK(f.nproc);
+  BOOST_CHECK_EQUAL(f.wall_clock, 60u);
+  BOOST_CHECK(f.seccomp_denies("ptrace"));
+  BOOST_CHECK(f.seccomp_denies("socket"));
+  BOOST_CHECK(!f.seccomp_denies("read"));
+  BOOST_CHECK_EQUAL(f.network, "none");
+  BOOST_CHECK(f.readonly_root && f.no_capabilities && f.tmp_noexec);
+  BOOST_CHECK_EQUAL(hog_bytes(f), 400ull << 20);
+  BOOST_CHECK_EQUAL(fork_attempts(f), 4);  // init + 4 children would be 5 processes
+  BOOST_CHECK_NE(main_script(f).find("bs=419430400"), std::string::npos);
+  Facts big;
+  big.memory_limit = 1ull << 30;
+  BOOST_CHECK_GT(hog_bytes(big), big.memory_limit);  // always past the cap
+}
+
+BOOST_AUTO_TEST_CASE(everything_held_under_harsh) {
+  Facts f = harsh_facts();
+  auto rows = rows_from(f, held_main(), held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(exit_code(rows), 0);
+  int attempted = 0;
+  for (auto& r : rows) {
+    if (!r.attempted()) {
+      BOOST_CHECK_EQUAL(r.kind, "-");
+      continue;
+    }
+    ++attempted;
+    BOOST_CHECK_MESSAGE(r.held(), r.attempt << ": " << outcome_name(r.outcome) << " " << r.detail);
+    BOOST_CHECK_MESSAGE(r.kind.starts_with("Boundary"), r.attempt << ": " << r.kind);
+    BOOST_CHECK_MESSAGE(!r.stopped_by.empty() && r.stopped_by.find("not identified") == std::string::npos,
+                        r.attempt << ": " << r.stopped_by);
+  }
+  BOOST_CHECK_EQUAL(attempted, 16);
+  BOOST_CHECK(row_of(rows, "allocate").stopped_by.starts_with("RLIMIT_AS 128 MiB"));
+  BOOST_CHECK(row_of(rows, "fork").stopped_by.starts_with("RLIMIT_NPROC 4"));
+  BOOST_CHECK_EQUAL(row_of(rows, "fork").detail, "process 5 refused (4 ran): can't fork: Resource temporarily unavailable");
+  BOOST_CHECK(row_of(rows, "connect to the outside").stopped_by.starts_with("seccomp: socket()"));
+  BOOST_CHECK_EQUAL(row_of(rows, "outlive").kind, "Boundary (watchdog)");
+  BOOST_CHECK_EQUAL(row_of(rows, "call ptrace").outcome, Outcome::not_attempted);
+  BOOST_CHECK_EQUAL(row_of(rows, "call ptrace").stopped_by, "would meet: seccomp, ptrace() not allowed");
+  std::string table = format_table(rows);
+  BOOST_CHECK_NE(table.find("seen: dd: out of memory"), std::string::npos);
+  BOOST_CHECK_NE(format_summary(rows).find("16 of 16 attempts held; 5 not attempted"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_layer_named_follows_the_error) {
+  Facts f = harsh_facts();
+  RunResult m = held_main();
+  m.out = "@@net-out|1|nc: can't connect to remote host (1.1.1.1): Network is unreachable\n"
+          "@@mem|137|Killed\n";
+  RunResult fk = held_fork();
+  fk.out = "@@fork-started|3|\n@@fork-events|1|\n";  // the pids cgroup counted the refusal
+  auto rows = rows_from(f, m, fk, held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "connect to the outside").stopped_by, "network namespace: only lo, down (ENETUNREACH)");
+  BOOST_CHECK_EQUAL(row_of(rows, "allocate").outcome, Outcome::killed);
+  BOOST_CHECK(row_of(rows, "allocate").stopped_by.starts_with("memory cgroup limit 128 MiB: OOM kill"));
+  BOOST_CHECK(row_of(rows, "fork").stopped_by.starts_with("pids cgroup limit 4"));
+  // records missing from the main container: no result, and that fails the run
+  BOOST_CHECK_EQUAL(row_of(rows, "write to /").outcome, Outcome::no_result);
+  BOOST_CHECK_EQUAL(exit_code(rows), 1);
+}
+
+BOOST_AUTO_TEST_CASE(allowed_attempts_fail_the_run) {
+  Facts f = harsh_facts();
+  RunResult m = held_main();
+  m.out += "@@kill-host|0|\n";  // the last record wins: the signal went through
+  auto rows = rows_from(f, m, held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "signal a host").outcome, Outcome::allowed);
+  BOOST_CHECK_EQUAL(row_of(rows, "signal a host").kind, "-");
+  BOOST_CHECK_EQUAL(exit_code(rows), 1);
+
+  // the host's listener saw a connection: allowed, whatever the container printed
+  rows = rows_from(f, held_main(), held_fork(), held_clock(), 3, 1);
+  BOOST_CHECK_EQUAL(row_of(rows, "reach the host").outcome, Outcome::allowed);
+  BOOST_CHECK_EQUAL(exit_code(rows), 1);
+
+  // every child started
+  RunResult fk;
+  fk.exit_code = 0;
+  fk.out = "@@fork-started|4|\n@@fork-all|4|\n";
+  rows = rows_from(f, held_main(), fk, held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "fork").outcome, Outcome::allowed);
+
+  // the clock: survived, or killed far too late
+  RunResult c = held_clock();
+  c.exit_code = 0;
+  c.out += "@@clock-survived|ok|\n";
+  rows = rows_from(f, held_main(), held_fork(), c, 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "outlive").outcome, Outcome::allowed);
+  c = held_clock();
+  c.seconds = 30;
+  rows = rows_from(f, held_main(), held_fork(), c, 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "outlive").outcome, Outcome::allowed);
+  BOOST_CHECK_EQUAL(exit_code(rows), 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_tool_is_no_result_not_held) {
+  Facts f = harsh_facts();
+  RunResult m = held_main();
+  m.out += "@@setns|127|sh: nsenter: not found\n";
+  auto rows = rows_from(f, m, held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "enter a namespace").outcome, Outcome::no_result);
+  BOOST_CHECK_EQUAL(exit_code(rows), 1);
+}
+
+BOOST_AUTO_TEST_CASE(harsh_is_looked_for_in_order) {
+  auto c = policy_candidates({"/etc/sharness/policies", "/opt/p/"}, "/usr/local/bin/sharness-runtime");
+  std::vector<std::string> want = {"/etc/sharness/policies/harsh.json", "/opt/p/harsh.json",
+                                   "/usr/local/share/sharness/policies/harsh.json", "/usr/local/policies/harsh.json",
+                                   "/usr/policies/harsh.json"};
+  BOOST_CHECK_EQUAL_COLLECTIONS(c.begin(), c.end(), want.begin(), want.end());
+  c = policy_candidates({}, "/work/main/build/sharness-runtime");
+  BOOST_CHECK_EQUAL(c[1], "/work/main/policies/harsh.json");  // a build dir inside the tree
+}
