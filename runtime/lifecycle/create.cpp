@@ -19,6 +19,8 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "oci/config_write.hpp"
+#include "oci/landlock.hpp"
+#include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
@@ -155,9 +157,7 @@ oci::State to_state(const Record& r, Status s) {
 }
 
 // The policy, if any, tightens the config in memory; what OCI cannot express lands in `ext`.
-Result<std::optional<policy::Extension>> apply_policy(const Globals& g, oci::Config& c) {
-  RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
-                                             !g.config_path.empty()));
+Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const RuntimeConfig& rc, oci::Config& c) {
   auto p = TRY(select_policy(rc, g.policy, c));
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
@@ -185,13 +185,21 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   TRYV(validate_id(o.id));
   Bundle b = TRY(load_bundle(o.bundle));
   oci::Config& c = b.config;
-  auto ext = TRY(apply_policy(g, c));
+  RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
+                                             !g.config_path.empty()));
+  auto ext = TRY(apply_policy(g, rc, c));
   bool has_console = !o.console_socket.empty() || o.console_fd >= 0;
   if (c.process->terminal && !has_console)
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
   if (!c.process->terminal && has_console)
     return fail("--console-socket given but process.terminal is false");
   TRYV(check_capabilities(c.process->capabilities));
+  if (c.process->landlock_json) {
+    // A bad block or a right this kernel lacks (with best effort off) fails create here.
+    auto ll = TRY(oci::parse_landlock(*c.process->landlock_json, "config.json: process.landlock"));
+    auto n = TRY(landlock::negotiate(ll, landlock::abi_version()));
+    if (!n.dropped.empty()) log::warn(landlock::describe(n));
+  }
   ns::Plan plan = TRY(ns::plan(c));
   if (plan.joins_user() && (plan.new_flags & CLONE_NEWPID))
     return fail("joining a user namespace while creating a pid namespace is not supported");
@@ -204,7 +212,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   Record rec;
   rec.id = o.id;
   if (ext && ext->ephemeral_uid) {
-    rec.ephemeral_uid = TRY(allocate_ephemeral_uid(g.root, kEphemeralUidFirst, kEphemeralUidCount, o.id));
+    rec.ephemeral_uid = TRY(allocate_ephemeral_uid(g.root, rc.ephemeral_first, rc.ephemeral_count, o.id));
     c.process->user.uid = rec.ephemeral_uid;
     if (ext->ephemeral_gid) c.process->user.gid = rec.ephemeral_uid;
     cleanup.uid = rec.ephemeral_uid;

@@ -96,7 +96,12 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
       ext = TRY(policy::parse_extension(doc.root()));
       if (ext->seccomp) filters.push_back(&*ext->seccomp);
     }
-    auto plan = TRY(plan_launch(p, filters, o.preserve_fds));
+    // The container's Landlock domain always holds exec (a --process file cannot shed it);
+    // the exec'd process's own block, if different, stacks as a second layer.
+    std::vector<std::string> landlock;
+    if (c.process && c.process->landlock_json) landlock.push_back(*c.process->landlock_json);
+    if (p.landlock_json && (landlock.empty() || *p.landlock_json != landlock[0])) landlock.push_back(*p.landlock_json);
+    auto plan = TRY(plan_launch(p, filters, landlock, o.preserve_fds));
     return launch(plan);
   };
   auto r = run();

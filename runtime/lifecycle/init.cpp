@@ -152,7 +152,9 @@ Result<Prepared> setup(const InitContext& ctx) {
   Prepared out;
   std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
   if (ctx.policy_seccomp) filters.push_back(ctx.policy_seccomp);
-  out.plan = TRY(plan_launch(p, filters, ctx.preserve_fds));
+  std::vector<std::string> landlock;
+  if (p.landlock_json) landlock.push_back(*p.landlock_json);
+  out.plan = TRY(plan_launch(p, filters, landlock, ctx.preserve_fds));
   return out;
 }
 

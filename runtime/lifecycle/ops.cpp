@@ -518,7 +518,8 @@ oci::Features host_features() {
   // Both cgroup versions (and hybrid) are implemented; systemd is not asked (no D-Bus), rdma refused.
   f.linux.cgroup = {.v1 = true, .v2 = true, .systemd = false, .systemd_user = false, .rdma = false};
   f.linux.seccomp = seccomp_features();
-  f.linux.apparmor = exists("/sys/kernel/security/apparmor");
+  // Nothing applies apparmorProfile (validate refuses one without AppArmor): never claim it.
+  f.linux.apparmor = false;
   f.linux.selinux = exists("/sys/fs/selinux/enforce");
   f.linux.intel_rdt = false;
   f.linux.idmap_mounts = idmap_supported();

@@ -9,7 +9,10 @@
 
 #include <climits>
 
+#include "base/log.hpp"
+#include "oci/landlock.hpp"
 #include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/landlock.hpp"
 #include "runtime/linux/process_attrs.hpp"
 
 namespace sh::lifecycle {
@@ -53,7 +56,7 @@ Result<std::string> find_executable(const oci::Process& p) {
 }  // namespace
 
 Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
-                               unsigned preserve_fds) {
+                               const std::vector<std::string>& landlock, unsigned preserve_fds) {
   LaunchPlan plan;
   plan.process = &p;
   plan.preserve_fds = preserve_fds;
@@ -61,6 +64,18 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oc
   plan.exe = TRY(find_executable(p));
   for (auto* f : filters)
     if (f) plan.filters.push_back(TRYC("seccomp", seccomp::Filter::compile(*f)));
+  for (auto& block : landlock) {
+    auto ll = TRY(oci::parse_landlock(block, "config.json: process.landlock"));
+    landlock::Negotiated n;
+    Fd rs = TRY(landlock::build_ruleset(ll, &n));
+    if (!n.dropped.empty() || !n.skipped_paths.empty()) log::warn(landlock::describe(n));
+    // Above every fd a caller may preserve, so clearing CLOEXEC there never leaks it.
+    if (rs) {
+      Fd high(::fcntl(rs.get(), F_DUPFD_CLOEXEC, int(3 + preserve_fds + 16)));
+      if (!high) return sys_error("move landlock ruleset fd");
+      plan.landlock.push_back(std::move(high));
+    }
+  }
   auto sg = ::open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
   if (sg >= 0) {
     char buf[16] = {0};
@@ -80,27 +95,40 @@ Result<void> enter_cwd(const std::string& cwd) {
   return {};
 }
 
+// Only stdio and the preserved fds may survive execve (CVE-2024-21626). Done first, before
+// any filter is loaded: a strict seccomp allowlist need not allow close_range, and a
+// failure here must stop the launch, never let a host fd through.
+Result<void> mark_fds_cloexec(unsigned preserve_fds) {
+  for (unsigned i = 0; i < preserve_fds; ++i) {
+    int fd = 3 + int(i);
+    int fl = ::fcntl(fd, F_GETFD);
+    if (fl >= 0 && ::fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) < 0) return sys_error("keep preserved fd " + std::to_string(fd));
+  }
+  if (::syscall(SYS_close_range, 3 + preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    return sys_error("mark fds close-on-exec");
+  return {};
+}
+
 Result<void> launch(const LaunchPlan& plan) {
   const oci::Process& p = *plan.process;
+  TRYV(mark_fds_cloexec(plan.preserve_fds));
   bool cwd_done = static_cast<bool>(enter_cwd(p.cwd));  // retried as the user if denied now
-  // Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: load while we have it.
-  if (!p.no_new_privileges)
+  // Landlock, then seccomp: a strict seccomp allowlist need not allow landlock_restrict_self.
+  // Without no_new_privs both need CAP_SYS_ADMIN: apply them while we have it.
+  auto restrict_and_filter = [&]() -> Result<void> {
+    for (auto& rs : plan.landlock) TRYV(landlock::restrict_self(rs.get()));
     for (auto& f : plan.filters) TRY(f.load());
+    return {};
+  };
   TRYV(caps::apply_bounding(p.capabilities));
+  if (!p.no_new_privileges) TRYV(restrict_and_filter());
   TRYV(procattr::apply_user(p.user, plan.setgroups_allowed));
   TRYV(caps::apply_sets(p.capabilities));
   if (!cwd_done) TRYV(enter_cwd(p.cwd));
   if (p.no_new_privileges) {
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return sys_error("set no_new_privs");
-    for (auto& f : plan.filters) TRY(f.load());
+    TRYV(restrict_and_filter());
   }
-  // Only stdio and the preserved fds survive execve (CVE-2024-21626).
-  for (unsigned i = 0; i < plan.preserve_fds; ++i) {
-    int fd = 3 + int(i);
-    int fl = ::fcntl(fd, F_GETFD);
-    if (fl >= 0) ::fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-  }
-  ::syscall(SYS_close_range, 3 + plan.preserve_fds, ~0U, CLOSE_RANGE_CLOEXEC);
   std::vector<char*> argv, envp;
   for (auto& a : p.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/fd.hpp"
 #include "oci/config.hpp"
 #include "runtime/linux/seccomp.hpp"
 
@@ -17,13 +18,16 @@ struct LaunchPlan {
   const oci::Process* process = nullptr;
   std::string exe;                       // resolved path of args[0]
   std::vector<seccomp::Filter> filters;  // the config's, then a policy's stacked filter
+  std::vector<Fd> landlock;              // rulesets, each a layer (the container's, then exec's own)
   unsigned preserve_fds = 0;
   bool setgroups_allowed = true;
 };
 
 // Resolve the executable (as execvp would, with the process's PATH) and compile filters.
+// `landlock`: process.landlock blocks (JSON text) to stack; rulesets are built now, while
+// the paths are still reachable as root, and enforced in launch().
 Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
-                               unsigned preserve_fds);
+                               const std::vector<std::string>& landlock, unsigned preserve_fds);
 // chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
 Result<void> enter_cwd(const std::string& cwd);
 // Apply user, capabilities, no_new_privs, seccomp, fd hygiene, then execve. Returns only on error.
