@@ -177,6 +177,9 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     if ((n.flag == CLONE_NEWPID || n.flag == CLONE_NEWTIME) && ::setns(n.fd.get(), n.flag) < 0)
       return sys_error("join namespace " + n.path);
   Fd cg_dir(TRY(cg.open_v2_dir()));
+  // Into a paused container the child freezes on joining the cgroup, until `resume`, which
+  // needs this lock: everything is pinned by fds now, so let it go first.
+  if (s == Status::paused) dir.unlock();
   int child_pidfd = -1;
   struct clone_args args{};
   args.flags = CLONE_PIDFD | (cg_dir ? CLONE_INTO_CGROUP : 0);
@@ -211,6 +214,8 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     return fail((*m)->type == sync::Msg::error ? (*m)->payload : "protocol error from exec process");
   }
   if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, l.pid));
+  // The process runs: pause/resume/update/delete must not wait for it to end.
+  dir.unlock();
   if (o.detach) return 0;
   return wait_forwarding(l);
 }

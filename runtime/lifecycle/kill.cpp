@@ -29,7 +29,7 @@ Fd init_pidfd(const Record& r) {
 
 Result<void> signal_init(const Record& r, int sig) {
   Fd fd = init_pidfd(r);
-  if (!fd) return fail("container " + r.id + " is not running");
+  if (!fd) return fail("cannot kill container " + r.id + ": container not running");
   if (::syscall(SYS_pidfd_send_signal, fd.get(), sig, nullptr, 0) < 0)
     return sys_error("signal container " + r.id + " init (pid " + std::to_string(r.pid) + ")");
   return {};
@@ -56,9 +56,11 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   ContainerDir dir = TRY(store.open(id, Lock::shared));
   Record r = TRY(dir.load());
   Status s = status_of(r);
-  if (s == Status::stopped || s == Status::creating)
-    return fail("cannot kill container " + id + ": it is " + status_name(s));
+  // "container not running" is the text containerd's shim matches to ignore the error.
+  if (s == Status::creating || (s == Status::stopped && (!all || r.cgroup_path.empty())))
+    return fail("cannot kill container " + id + ": container not running (it is " + status_name(s) + ")");
   if (!all) return signal_init(r, sig);
+  // --all also after init exited: what is left in the cgroup (no pid namespace) still goes.
   auto cg = TRY(cgroup_of(r));
   // A paused container only takes SIGKILL once thawed.
   if (s == Status::paused && sig == SIGKILL) (void)cg.freeze(false);

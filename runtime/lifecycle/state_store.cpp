@@ -90,6 +90,8 @@ Result<void> ContainerDir::save(const Record& r) const {
   return write_file_atomic(fd_path(kStateFile), record_to_json(r), 0600);
 }
 
+void ContainerDir::unlock() const { ::flock(dirfd_.get(), LOCK_UN); }
+
 std::string ContainerDir::fd_path(const std::string& name) const {
   return "/proc/self/fd/" + std::to_string(dirfd_.get()) + "/" + name;
 }

@@ -44,6 +44,8 @@ class ContainerDir {
   Result<void> save(const Record& r) const;
   // Path usable for bind/connect of a unix socket in this dir regardless of its length.
   std::string fd_path(const std::string& name) const;
+  // Drop the flock early (a long-running command must not block the others).
+  void unlock() const;
   // Remove every file and the directory itself.
   Result<void> remove();
 
