@@ -35,3 +35,12 @@ install: build
 
 clean:
 	rm -rf $(BUILD)
+
+# Fuzzing (fuzz/README.md): libFuzzer targets for config.json, policies, state.json and the CLI,
+# built with clang + ASan/UBSan into build-fuzz. `fuzz`: 60 s per target; `fuzz-short`: 60 s in all.
+.PHONY: fuzz fuzz-short
+fuzz:
+	fuzz/run.sh --each 60
+
+fuzz-short:
+	fuzz/run.sh --total 60
