@@ -36,6 +36,12 @@ install: build
 clean:
 	rm -rf $(BUILD)
 
+# Benchmark against crun and runc, interleaved (bench/README.md): writes bench/results/latest.md
+# and a plot. Installs what it needs if missing. Not a test: nothing asserts a time.
+.PHONY: bench
+bench: build
+	bench/run.sh $(BUILD)/sharness-runtime
+
 # Fuzzing (fuzz/README.md): libFuzzer targets for config.json, policies, state.json and the CLI,
 # built with clang + ASan/UBSan into build-fuzz. `fuzz`: 60 s per target; `fuzz-short`: 60 s in all.
 .PHONY: fuzz fuzz-short

@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""bench/profile/scale.py RUNTIME_NAME BINARY N: `create` CPU and wall (median of 15) with no
+container running and with N of this runtime's own `sleep` containers running, with the bench's
+harness (private mount namespace, cpuacct CPU). Separates what a runtime's create does per
+container already running from what the kernel and the other runtimes' containers add in
+latest.md's scaling table. Prints two lines; deletes everything it made.
+"""
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
+    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
+    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
+                          os.path.abspath(__file__)] + sys.argv[1:])
+import bench  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    name, binary, n = sys.argv[1], os.path.abspath(sys.argv[2]), int(sys.argv[3])
+    bench.set_subreaper()
+    b = bench.Bench(binary)
+    b.rts = [bench.Runtime(name, binary, "x")]
+    b.ours = rt = b.rts[0]
+    try:
+        b.setup()
+        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
+            b.hide_unified("replace")
+        b.setup_cgroups()
+
+        def probe(level):
+            cpu, wall = [], []
+            for i in range(-2, 15):
+                cid = b.newid(rt, "p")
+                m = b.measure(rt.cmd("create", "--bundle", b.bundle(cid, ["/bin/true"]), cid))
+                bench.call(rt.cmd("delete", "--force", cid))
+                bench.reap()
+                if i >= 0 and m["rc"] == 0:
+                    cpu.append(m["cpu_ms"])
+                    wall.append(m["wall_ms"])
+            c, w = bench.stats(cpu), bench.stats(wall)
+            print(f"{name}, {level} running: create CPU {bench.fmt_ms(c)} ms, wall {bench.fmt_ms(w)} ms",
+                  flush=True)
+
+        probe(0)
+        t0 = time.monotonic()
+        for i in range(n):
+            cid = b.newid(rt, "bg")
+            rc, _, err = bench.call(rt.cmd("create", "--bundle", b.bundle(cid, ["sleep", "1200"]), cid))
+            if rc == 0:
+                rc, _, err = bench.call(rt.cmd("start", cid))
+            if rc != 0:
+                sys.exit(f"background container {i}: {bench.first_line(err)}")
+            if i % 100 == 99:
+                bench.reap()
+        print(f"({n} containers up in {time.monotonic() - t0:.1f} s)", flush=True)
+        probe(n)
+    finally:
+        b.cleanup()
+        b.remove_tmp()
+
+
+if __name__ == "__main__":
+    main()
