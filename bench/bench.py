@@ -453,79 +453,80 @@ class Bench:
                 reap()
 
     def sec_scaling(self):
-        bg = {rt.name: [] for rt in self.rts}
+        """Each runtime in turn, alone: bring N of its own `sleep` containers up (N = each level),
+        measure create/state/list/delete --force at that level, then delete them all and measure
+        level 0 once more. Alone, so that "with 500 running" means 500 (not 500 of ours plus 1 000
+        of the others'); level 0 is measured before and after (pooled), so that a drift in the
+        machine's load during the block does not pass for growth."""
         ramp = self.extra.setdefault("ramp", {})
-        try:
-            for level in LEVELS:
-                t_level = {rt.name: 0.0 for rt in self.rts}
-                for k in range(level):
-                    for rt in self.rotate(k):
-                        if len(bg[rt.name]) >= level or "scaling" in rt.na:
-                            continue
+        td = self.extra.setdefault("teardown", {})
+        for rt in self.rotate(0):
+            bg = []
+            try:
+                for level in LEVELS:
+                    t0 = time.monotonic()
+                    while len(bg) < level and "scaling" not in rt.na:
                         cid = self.newid(rt, "bg")
                         b = self.bundle(cid, ["sleep", "1200"])
-                        t0 = time.monotonic()
                         rc, _, err = call(rt.cmd("create", "--bundle", b, cid))
                         if rc == 0:
                             rc, _, err = call(rt.cmd("start", cid))
-                        t_level[rt.name] += time.monotonic() - t0
                         if rc != 0:
-                            rt.na["scaling"] = f"background container {len(bg[rt.name]) + 1}: " + first_line(err)
+                            rt.na["scaling"] = f"background container {len(bg) + 1}: " + first_line(err)
                             call(rt.cmd("delete", "--force", cid))
-                            continue
-                        bg[rt.name].append(cid)
-                    if k % 50 == 49:
-                        reap()
-                        log(f"  {max(len(v) for v in bg.values())} containers running per runtime")
-                ramp[str(level)] = t_level
-                log(f"level {level}: ramp took " +
-                    ", ".join(f"{n} {t:.1f}s" for n, t in t_level.items()))
-                for r in range(-1, SCALE_ROUNDS):
-                    for rt in self.rotate(r):
-                        if "scaling" in rt.na:
-                            continue
-                        cid = self.newid(rt, "probe")
-                        b = self.bundle(cid, ["/bin/true"])
-                        m = self.measure(rt.cmd("create", "--bundle", b, cid))
-                        if m["rc"] != 0:
-                            rt.na["scaling"] = first_line(m["err"])
-                            call(rt.cmd("delete", "--force", cid))
-                            continue
-                        if r >= 0:
-                            self.record("create", rt, m, level)
-                        for op, argv in (("state", ["state", cid]),
-                                         ("list", ["list", "--format", "json"])):
-                            m = self.measure(rt.cmd(*argv))
-                            if r >= 0 and m["rc"] == 0:
-                                self.record(op, rt, m, level)
-                        m = self.measure(rt.cmd("delete", "--force", cid))
-                        if r >= 0 and m["rc"] == 0:
-                            self.record("delete --force (created)", rt, m, level)
-                        reap()
-        finally:
-            # Tear down with 4 workers per runtime (one runtime at a time): it is not a figure
-            # the targets ask for, and sequential deletes of 3 x 500 containers take minutes.
-            td = {}
-            for rt in self.rts:
-                ids = bg[rt.name]
-                if not ids:
-                    td[rt.name] = 0.0
-                    continue
-                jobs = os.path.join(self.tmp, "teardown-jobs")
-                base = " ".join(rt.cmd())
-                with open(jobs, "w") as f:
-                    for w in range(4):
-                        mine = ids[w::4]
-                        if mine:
-                            f.write(" ;; ".join(f"{base} delete --force {cid}" for cid in mine) + "\n")
-                td[rt.name] = self.measure(None, jobs=jobs)["wall_ms"] / 1000.0
-                for cid in ids:  # whatever a worker could not delete
-                    if os.path.isdir(os.path.join(rt.root, cid)):
-                        call(rt.cmd("delete", "--force", cid))
-                reap()
-            self.extra["teardown"] = td
-            self.extra["bg_max"] = {n: len(v) for n, v in bg.items()}
-            log("teardown took " + ", ".join(f"{n} {t:.1f}s" for n, t in td.items()))
+                            break
+                        bg.append(cid)
+                        if len(bg) % 100 == 0:
+                            reap()
+                    ramp.setdefault(str(level), {})[rt.name] = time.monotonic() - t0
+                    if "scaling" in rt.na:
+                        break
+                    log(f"{rt.name}: {len(bg)} running (+{ramp[str(level)][rt.name]:.1f}s)")
+                    self.scale_rounds(rt, level)
+            finally:
+                td[rt.name] = self.teardown(rt, bg)
+                log(f"{rt.name}: deleted {len(bg)} in {td[rt.name]:.1f}s")
+            if "scaling" not in rt.na and 0 in LEVELS and max(LEVELS) > 0:
+                self.scale_rounds(rt, 0, warm=0)
+
+    def scale_rounds(self, rt, level, warm=1):
+        for r in range(-warm, SCALE_ROUNDS):
+            cid = self.newid(rt, "probe")
+            b = self.bundle(cid, ["/bin/true"])
+            m = self.measure(rt.cmd("create", "--bundle", b, cid))
+            if m["rc"] != 0:
+                rt.na["scaling"] = first_line(m["err"])
+                call(rt.cmd("delete", "--force", cid))
+                return
+            if r >= 0:
+                self.record("create", rt, m, level)
+            for op, argv in (("state", ["state", cid]), ("list", ["list", "--format", "json"])):
+                m = self.measure(rt.cmd(*argv))
+                if r >= 0 and m["rc"] == 0:
+                    self.record(op, rt, m, level)
+            m = self.measure(rt.cmd("delete", "--force", cid))
+            if r >= 0 and m["rc"] == 0:
+                self.record("delete --force (created)", rt, m, level)
+            reap()
+
+    def teardown(self, rt, ids):
+        """Delete ids with 4 workers (not a figure the targets ask for; sequential deletes of
+        500 containers take a while). Returns the wall seconds."""
+        if not ids:
+            return 0.0
+        jobs = os.path.join(self.tmp, "teardown-jobs")
+        base = " ".join(rt.cmd())
+        with open(jobs, "w") as f:
+            for w in range(4):
+                mine = ids[w::4]
+                if mine:
+                    f.write(" ;; ".join(f"{base} delete --force {cid}" for cid in mine) + "\n")
+        secs = self.measure(None, jobs=jobs)["wall_ms"] / 1000.0
+        for cid in ids:  # whatever a worker could not delete
+            if os.path.isdir(os.path.join(rt.root, cid)):
+                call(rt.cmd("delete", "--force", cid))
+        reap()
+        return secs
 
     def sec_parallel(self):
         for n in PARALLEL:
@@ -815,7 +816,7 @@ class Report:
             term = "png size 1500,500"
         gp = [f"set terminal {term}", f"set output '{png}'",
               "set multiplot layout 1,3 title 'latency against containers already running "
-              "(median, min–max bars; each runtime has N of its own, 3N run in all)'",
+              "(median, min–max bars; each runtime alone with N of its own)'",
               "set key top left", "set grid", "set xlabel 'containers already running (per runtime)'",
               "set ylabel 'ms (wall)'", f"set xrange [-20:{max(LEVELS) * 1.05 + 20:.0f}]", "set yrange [0:*]"]
         for i, op in enumerate(ops):
@@ -926,10 +927,13 @@ class Report:
         w("")
         w(f"## Cost against the work: containers already running (plot: [{png_name}]({png_name}))")
         w("")
-        w(f"Each runtime gets N `sleep` containers of its own, created and started, each in its own "
-          f"cgroup; all three runtimes' containers run at once ({3 * max(LEVELS)} at the top level). "
-          f"Then per round: `create` a container (measured), `state` it, `list --format json`, "
-          f"`delete --force` it. All are deleted afterwards.")
+        w("Each runtime in turn, alone on the machine: N `sleep` containers of its own are created and "
+          "started, each in its own cgroup (the other runtimes have none at that time); then per "
+          "round: `create` a container (measured), `state` it, `list --format json`, `delete --force` "
+          "it; then the next level; then all its containers are deleted and level 0 is measured "
+          "again (pooled with the first level-0 rounds, so that load drift during the block does not "
+          "pass for growth). Unlike the tables above, the runtimes take turns here rather than "
+          "alternate: compare each runtime's growth with its own level 0 first.")
         w("")
         if plot_err:
             w(f"({plot_err})")
@@ -956,7 +960,7 @@ class Report:
                 if level == 0:
                     continue
                 t = ramp.get(str(level), {})
-                w(f"| {prev} → {level} running | {' | '.join(f'{t.get(n, 0):.1f}' for n in names)} |")
+                w(f"| {prev} → {level} running | {' | '.join(f'{t[n]:.1f}' if n in t else 'n/a' for n in names)} |")
                 prev = level
             w(f"| delete --force all {max(LEVELS)} (4 in parallel) | {' | '.join(f'{td.get(n, 0):.1f}' for n in names)} |")
             w("")
@@ -1043,11 +1047,13 @@ class Report:
         w("")
         with open(os.path.join(out, "latest.md"), "w") as f:
             f.write("\n".join(L))
-        with open(os.path.join(out, "latest.json"), "w") as f:
-            json.dump(dict(samples=b.samples, extra=b.extra, sections=b.sections,
-                           na={r.name: r.na for r in b.rts}, broken={r.name: r.broken for r in b.rts},
-                           versions={r.name: r.version for r in b.rts}, machine=m,
-                           cgroups=b.cgroup_method), f, indent=1)
+        meta = dict(extra=b.extra, sections=b.sections, na={r.name: r.na for r in b.rts},
+                    broken={r.name: r.broken for r in b.rts},
+                    versions={r.name: r.version for r in b.rts}, machine=m, cgroups=b.cgroup_method)
+        with open(os.path.join(out, "latest.json"), "w") as f:  # one sample per line
+            f.write('{"samples": [\n')
+            f.write(",\n".join(json.dumps(x, separators=(",", ":")) for x in b.samples))
+            f.write('\n],\n"meta": ' + json.dumps(meta, indent=1) + "}\n")
         log(f"wrote {out}/latest.md, latest.json" + ("" if plot_err else f", {png_name}"))
 
 

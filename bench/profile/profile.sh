@@ -24,6 +24,20 @@ OUT=$(realpath -m "${2:-$repo/bench/results/profile-raw}")
 N=${PROFILE_SCALE_N:-500}
 RUNS=${PROFILE_RUNS:-100}
 
+# What it needs, installed only if missing (Debian packages): libc6-dbg gives perf the names of
+# ld.so's internal functions (do_lookup_x, _dl_relocate_object).
+if [ -z "${SHARNESS_PROFILE_IN_NS:-}" ]; then
+  missing=()
+  for pc in strace:strace valgrind:valgrind linux-perf:perf; do
+    command -v "${pc#*:}" >/dev/null 2>&1 || missing+=("${pc%%:*}")
+  done
+  dpkg -s libc6-dbg >/dev/null 2>&1 || missing+=(libc6-dbg)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "profile: installing ${missing[*]}" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+      echo "profile: could not install ${missing[*]}; going on without" >&2
+  fi
+fi
 if [ -z "${SHARNESS_PROFILE_IN_NS:-}" ]; then
   SHARNESS_PROFILE_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
