@@ -25,6 +25,8 @@ const char* name(Level l) {
   return "error";
 }
 
+}  // namespace
+
 std::string now_rfc3339() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -35,7 +37,6 @@ std::string now_rfc3339() {
   snprintf(buf + n, sizeof buf - n, ".%09ldZ", ts.tv_nsec);
   return buf;
 }
-}  // namespace
 
 bool configure(const char* path, bool json, bool debug) {
   g_json = json;

@@ -1,6 +1,7 @@
 // runc-style logging: text (`time="..." level=error msg="..."`) or JSON lines
 // (`{"level":"error","msg":"...","time":"..."}`) to --log, default stderr.
 #pragma once
+#include <string>
 #include <string_view>
 
 namespace sh::log {
@@ -17,6 +18,9 @@ inline void debug(std::string_view m) { write(Level::debug, m); }
 inline void info(std::string_view m) { write(Level::info, m); }
 inline void warn(std::string_view m) { write(Level::warning, m); }
 inline void error(std::string_view m) { write(Level::error, m); }
+
+// Now, as RFC 3339 UTC with nanoseconds (log lines, and a container's "created").
+std::string now_rfc3339();
 
 // The fd log lines go to (for handing to child processes that must log too), -1 for stderr.
 int fd();

@@ -63,6 +63,5 @@ Result<std::vector<oci::State>> list(const Globals& g);
 // Internal helpers shared by the commands.
 Status status_of(const Record& r);
 oci::State to_state(const Record& r, Status s);
-std::string now_rfc3339();
 
 }  // namespace sh::lifecycle

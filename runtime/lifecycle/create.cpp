@@ -221,7 +221,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   }
   rec.bundle = b.path;
   rec.rootfs = b.rootfs;
-  rec.created = now_rfc3339();
+  rec.created = log::now_rfc3339();
   rec.owner = owner_name();
   rec.annotations = c.annotations;
   // exec re-reads this: with a policy it is the tightened config with its sharness block.

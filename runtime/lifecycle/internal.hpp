@@ -13,6 +13,8 @@ Result<void> start_locked(ContainerDir& dir, Record& rec);
 Result<void> destroy_locked(ContainerDir& dir, const Record& rec);
 // Write a pid file atomically (temp file + rename).
 Result<void> write_pid_file(const std::string& path, pid_t pid);
+// A wait status as a shell reports it: the exit code, or 128+signal when killed.
+int exit_code(int wait_status);
 // Wait for a child we launched, forwarding the signals a user sends us; returns its exit
 // code (128+signal when killed).
 Result<int> wait_forwarding(const Launched& l);

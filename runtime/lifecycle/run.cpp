@@ -15,15 +15,11 @@
 
 namespace sh::lifecycle {
 
-namespace {
-
 int exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 255;
 }
-
-}  // namespace
 
 Result<int> wait_forwarding(const Launched& l) {
   sigset_t set;

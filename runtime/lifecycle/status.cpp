@@ -1,5 +1,3 @@
-#include <time.h>
-
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
@@ -17,16 +15,6 @@ const char* status_name(Status s) {
   return "unknown";
 }
 
-std::string now_rfc3339() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  gmtime_r(&ts.tv_sec, &tm);
-  char buf[64];
-  size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf(buf + n, sizeof buf - n, ".%09ldZ", ts.tv_nsec);
-  return buf;
-}
 
 // The truth comes from the kernel, not from what we wrote: a dead, zombie or recycled
 // pid means stopped; init still in our code (its comm) means created; a frozen cgroup

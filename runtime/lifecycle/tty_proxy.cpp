@@ -1,5 +1,7 @@
 #include "runtime/lifecycle/tty_proxy.hpp"
 
+#include "runtime/lifecycle/internal.hpp"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -86,8 +88,7 @@ Result<int> proxy_and_wait(const Launched& l, int master) {
       int status = 0;
       while (::waitpid(l.pid, &status, 0) < 0)
         if (errno != EINTR) return sys_error("waitpid container init");
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
+      return exit_code(status);
     }
   }
 }
