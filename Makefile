@@ -4,7 +4,7 @@ PREFIX   ?= /usr/local
 JOBS     ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build test unit conformance demo install clean
+.PHONY: all deps build test unit conformance test-clients demo install clean
 
 all: build
 
@@ -26,6 +26,11 @@ unit: build
 
 conformance: build
 	ctest --test-dir $(BUILD) --output-on-failure -R '^conformance\.'
+
+# Docker, Podman and containerd driving the runtime (conformance/clients/): each suite installs its
+# client, starts private daemons and stops them by pid. `make test` runs them too.
+test-clients: build
+	ctest --test-dir $(BUILD) --output-on-failure -L '^clients$$'
 
 demo: build
 	@scripts/demo.sh $(BUILD)/sharness-runtime

@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# conformance/clients/client-lib.bash: what every client suite (podman.sh, docker.sh, containerd.sh)
+# shares. A client suite sources conformance/lib.sh for tcase/assert_*/finish, then this file.
+#
+#   CLIENT_TMP             the suite's private temp dir ($TMP of lib.sh, removed on exit)
+#   ensure_pkgs P...       apt-get install the Debian packages that are missing
+#   busybox_rootfs_tar F   write a rootfs tarball of busybox-static to F (for docker/podman import)
+#   busybox_oci_archive F REF  write a single-layer OCI image archive (for ctr image import)
+#   wait_for CMD...        retry CMD for up to 30 s
+#   stop_pid PID           SIGTERM, wait up to 20 s, then SIGKILL: for daemons we started ourselves
+
+CLIENT_TMP=${CLIENT_TMP:-$TMP}
+
+ensure_pkgs() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "# installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+busybox_rootfs_tar() {
+  local out=$1 dir
+  dir=$(mktemp -d "${CLIENT_TMP:-/tmp}/rootfs.XXXXXX")
+  "$MAKE_BUNDLE" "$dir" sh >/dev/null
+  tar -C "$dir/rootfs" -cf "$out" .
+  rm -rf "$dir"
+}
+
+# A one-layer OCI image layout archive, as `ctr image import` wants it.
+busybox_oci_archive() {
+  local out=$1 ref=$2 dir layer diff cfg man idx
+  dir=$(mktemp -d "${CLIENT_TMP:-/tmp}/oci.XXXXXX")
+  mkdir -p "$dir/blobs/sha256"
+  busybox_rootfs_tar "$dir/layer.tar"
+  diff=$(sha256sum "$dir/layer.tar" | cut -d' ' -f1)
+  gzip -n -c "$dir/layer.tar" >"$dir/layer.tar.gz"
+  layer=$(sha256sum "$dir/layer.tar.gz" | cut -d' ' -f1)
+  mv "$dir/layer.tar.gz" "$dir/blobs/sha256/$layer"
+  printf '{"architecture":"amd64","os":"linux","config":{"Cmd":["sh"],"Env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+    "$diff" >"$dir/config.json"
+  cfg=$(sha256sum "$dir/config.json" | cut -d' ' -f1)
+  mv "$dir/config.json" "$dir/blobs/sha256/$cfg"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:%s","size":%d}]}' \
+    "$cfg" "$(stat -c %s "$dir/blobs/sha256/$cfg")" "$layer" "$(stat -c %s "$dir/blobs/sha256/$layer")" >"$dir/manifest.json"
+  man=$(sha256sum "$dir/manifest.json" | cut -d' ' -f1)
+  idx=$(stat -c %s "$dir/manifest.json")
+  mv "$dir/manifest.json" "$dir/blobs/sha256/$man"
+  printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%d,"annotations":{"org.opencontainers.image.ref.name":"%s"}}]}' \
+    "$man" "$idx" "$ref" >"$dir/index.json"
+  echo '{"imageLayoutVersion":"1.0.0"}' >"$dir/oci-layout"
+  rm -f "$dir/layer.tar"
+  tar -C "$dir" -cf "$out" oci-layout index.json blobs
+  rm -rf "$dir"
+}
+
+wait_for() {
+  local i
+  for ((i = 0; i < 60; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+stop_pid() {
+  local pid=$1 i
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 40; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.5
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
