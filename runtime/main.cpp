@@ -10,6 +10,7 @@
 #include "base/log.hpp"
 #include "runtime/cli/args.hpp"
 #include "runtime/cli/commands.hpp"
+#include "runtime/linux/sealed_exe.hpp"
 
 namespace sh::cli {
 
@@ -121,6 +122,15 @@ int main(int argc, char** argv) {
   globals.config_path = g->get("config");
 
   const std::string& name = g->positional[0];
+  // Commands that put a process into a container run from a copy of the binary that the container
+  // cannot write (CVE-2019-5736). Other commands never share a namespace with container code.
+  if (name == "create" || name == "run" || name == "exec") {
+    if (auto r = sh::sealed_exe::reexec(argv); !r) {
+      sh::log::error(r.error().what());
+      if (!log_path.empty()) std::fprintf(stderr, "sharness-runtime: %s\n", r.error().what().c_str());
+      return 1;
+    }
+  }
   size_t from = size_t(argc) - g->positional.size() + 1;
   for (auto& c : sh::cli::commands()) {
     if (name != c.name) continue;

@@ -1,0 +1,21 @@
+// CVE-2019-5736: a container process must never reach a writable handle on the runtime's own
+// binary through /proc/<pid>/exe. Commands that put a process into a container (create, run,
+// exec) first re-execute themselves from a copy that cannot be written: the binary seen through a
+// private, read-only, never-attached overlayfs mount (no copy; page cache shared), or, where
+// overlayfs is unavailable, a sealed memfd copy.
+#pragma once
+
+#include "base/error.hpp"
+
+namespace sh::sealed_exe {
+
+// True if /proc/self/exe cannot be written by anyone: it sits on a read-only mount, or it is a
+// memfd sealed against writes.
+bool is_sealed();
+
+// If the running binary is not sealed, re-executes it (same argv, same environment, same fds) from a
+// sealed copy and does not return. Returns normally when already sealed; an error if no sealed
+// copy could be made (the caller must refuse to go on).
+Result<void> reexec(char** argv);
+
+}  // namespace sh::sealed_exe
