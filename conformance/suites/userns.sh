@@ -130,10 +130,8 @@ case_devices() {
 
 case_idmapped_mount() {
   known_fail runc   # runc 1.1.5 has no idmapped mounts (added in 1.2): the ids show unmapped
-  # Ours: inside the container's own user namespace init may not set MOUNT_ATTR_IDMAP
-  # (EPERM); the detached mount must be made on the host side and passed to init, as runc
-  # 1.2 does. Idmapped mounts without a user namespace work (tests/unit/test_rootfs.cpp).
-  known_fail sharness-runtime
+  # Inside its own user namespace init may not set MOUNT_ATTR_IDMAP (EPERM): ours makes the
+  # detached mount on the host side and init only attaches it.
   local src plain
   # A host dir owned by root, with files of host uid 0, 1000 and 100000.
   src=$CASEDIR/idsrc plain=$CASEDIR/plainsrc

@@ -20,6 +20,7 @@
 #include "runtime/lifecycle/container.hpp"
 #include "oci/config_write.hpp"
 #include "oci/landlock.hpp"
+#include "runtime/linux/rootfs.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
@@ -284,6 +285,12 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ctx.state_dir_fd = dir.fd();
   if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
   ctx.loopback_up = ext && ext->network == "loopback";
+
+  // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);
+  // init inherits the fds with its copy of our fd table.
+  std::vector<std::pair<size_t, Fd>> premade;
+  if (plan.new_user() || plan.joins_user()) premade = TRY(rootfs::premake_idmapped_mounts(c));
+  ctx.premade_mounts = &premade;
 
   TRYV(enter_for_children(c, plan));
   int pidfd = -1;

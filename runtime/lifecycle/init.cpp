@@ -126,6 +126,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   ro.no_pivot = ctx.no_pivot;
   ro.in_user_namespace = ctx.plan->new_user() || ctx.plan->joins_user();
   ro.new_mount_ns = (ctx.plan->new_flags & CLONE_NEWNS) != 0;
+  ro.premade = ctx.premade_mounts;
   Fd rootfd = TRY(rootfs::prepare(c, ro));
 
   if (!c.hooks.prestart.empty() || !c.hooks.create_runtime.empty()) {

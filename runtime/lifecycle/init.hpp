@@ -3,6 +3,10 @@
 // socket in the state dir), and on `start` applies the last bounds and execs the process.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "base/fd.hpp"
 
 #include "oci/config.hpp"
 #include "runtime/linux/namespaces.hpp"
@@ -21,9 +25,10 @@ struct InitContext {
   bool no_new_keyring = false;
   bool cgroupns_after_join = false;  // unshare(CLONE_NEWCGROUP) once the runtime put us in the cgroup
   unsigned preserve_fds = 0;
-  int state_dir_fd = -1;
-  const oci::Seccomp* policy_seccomp = nullptr;
-  bool loopback_up = false;  // a policy's network "loopback": bring lo up  // a policy's filter, stacked on the config's  // the runtime's locked state dir: init must not hold the flock
+  int state_dir_fd = -1;  // the runtime's locked state dir: init must not hold the flock
+  const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's
+  bool loopback_up = false;                      // a policy's network "loopback": bring lo up
+  const std::vector<std::pair<size_t, Fd>>* premade_mounts = nullptr;  // idmapped binds made by the runtime
 };
 
 [[noreturn]] void init_main(const InitContext& ctx);

@@ -109,10 +109,14 @@ Result<Fd> make_userns(const std::vector<oci::IdMapping>& uids, const std::vecto
   return ns;
 }
 
-Result<void> apply_idmap(const Context& ctx, const oci::Mount& m, const MountFlags& mf, int mnt_fd) {
+bool wants_idmap(const oci::Mount& m, const MountFlags& mf) {
+  return mf.idmap || mf.ridmap || !m.uid_mappings.empty() || !m.gid_mappings.empty();
+}
+
+Result<void> apply_idmap(const oci::Config& c, const oci::Mount& m, const MountFlags& mf, int mnt_fd) {
   // Without mount-specific mappings, "idmap" means the container's own.
-  const auto& uids = m.uid_mappings.empty() ? ctx.config.linux.uid_mappings : m.uid_mappings;
-  const auto& gids = m.gid_mappings.empty() ? ctx.config.linux.gid_mappings : m.gid_mappings;
+  const auto& uids = m.uid_mappings.empty() ? c.linux.uid_mappings : m.uid_mappings;
+  const auto& gids = m.gid_mappings.empty() ? c.linux.gid_mappings : m.gid_mappings;
   if (uids.empty() || gids.empty()) return fail("idmapped mount: no uidMappings/gidMappings to map with");
   Fd ns = TRYC("idmapped mount: user namespace", make_userns(uids, gids));
   TRYVC("idmapped mount", set_attr(mnt_fd, mf.ridmap, MOUNT_ATTR_IDMAP, 0, 0, ns.get()));
@@ -166,7 +170,7 @@ Result<void> verify_magic(const std::string& fstype, int fd, const std::string& 
   return {};
 }
 
-Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf) {
+Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf, int premade_fd) {
   const bool bind = mf.flags & MS_BIND;
   if (mf.tmpcopyup) return fail("option tmpcopyup is not supported");
   if (!bind && m.type.empty()) return fail("no filesystem type and not a bind mount");
@@ -176,7 +180,14 @@ Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf) {
   // and the clone's type says whether the mount point is a directory or a file.
   Fd mnt;
   MkdirOptions mk;
-  if (bind) {
+  const bool premade = bind && premade_fd >= 0;
+  if (premade) {
+    mnt = Fd(::fcntl(premade_fd, F_DUPFD_CLOEXEC, 3));
+    if (!mnt) return sys_error("dup the runtime's idmapped mount of " + m.source);
+    struct stat st;
+    if (::fstat(mnt.get(), &st) < 0) return sys_error("stat " + m.source);
+    mk.leaf = S_ISDIR(st.st_mode) ? Leaf::dir : Leaf::file;
+  } else if (bind) {
     mnt = TRY(clone_tree(AT_FDCWD, m.source, mf.flags & MS_REC));
     struct stat st;
     if (::fstat(mnt.get(), &st) < 0) return sys_error("stat " + m.source);
@@ -206,13 +217,21 @@ Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf) {
   if (!bind) TRYV(verify_magic(m.type, mnt.get(), sys_bound ? "host /sys" : "new mount"));
 
   // A fresh mount got its attributes from fsmount; a bind keeps its source's, changed
-  // only where an option asked (the kernel refuses to clear locked flags anyway).
-  if (bind) TRYV(set_attr(mnt.get(), false, attrs_from_flags(mf.flags), attrs_cleared(mf)));
-  if (mf.recursive_attrs) TRYV(set_attr(mnt.get(), true, mf.attr_set, mf.attr_clr));
-  if (mf.idmap || mf.ridmap || !m.uid_mappings.empty() || !m.gid_mappings.empty())
-    TRYV(apply_idmap(ctx, m, mf, mnt.get()));
+  // only where an option asked (the kernel refuses to clear locked flags anyway). A premade
+  // mount belongs to the runtime's user namespace until it is attached into ours: set its
+  // attributes after.
+  auto set_attrs = [&]() -> Result<void> {
+    if (bind) TRYV(set_attr(mnt.get(), false, attrs_from_flags(mf.flags), attrs_cleared(mf)));
+    if (mf.recursive_attrs) TRYV(set_attr(mnt.get(), true, mf.attr_set, mf.attr_clr));
+    return {};
+  };
+  if (!premade) {
+    TRYV(set_attrs());
+    if (wants_idmap(m, mf)) TRYV(apply_idmap(ctx.config, m, mf, mnt.get()));
+  }
 
   TRYV(attach(mnt.get(), dest.fd.get()));
+  if (premade) TRYV(set_attrs());
 
   if (!bind && (m.type == "proc" || m.type == "sysfs")) {
     // Look again through the root: what now sits on the destination must be our mount.
@@ -312,15 +331,34 @@ Result<void> set_attr(int fd, bool recursive, uint64_t set, uint64_t clr, uint64
   return {};
 }
 
-Result<void> mount_one(Context& ctx, const oci::Mount& m) {
+Result<void> mount_one(Context& ctx, const oci::Mount& m, int premade_fd) {
   MountFlags mf = parse_mount_options(m.options);
   if (m.type == "bind" || m.type == "rbind") mf.flags |= MS_BIND | (m.type == "rbind" ? MS_REC : 0);
   std::string what = "mount " + (m.type.empty() ? std::string("bind") : m.type) + " on " + m.destination + " " +
                      ctx.where();
-  auto r = mount_one_impl(ctx, m, std::move(mf));
+  auto r = mount_one_impl(ctx, m, std::move(mf), premade_fd);
   if (!r) return std::unexpected(std::move(r.error()).context(what));
   log::debug(what + ": done");
   return {};
 }
 
 }  // namespace sh::rootfs::detail
+
+namespace sh::rootfs {
+
+Result<std::vector<std::pair<size_t, Fd>>> premake_idmapped_mounts(const oci::Config& c) {
+  std::vector<std::pair<size_t, Fd>> out;
+  for (size_t i = 0; i < c.mounts.size(); ++i) {
+    const oci::Mount& m = c.mounts[i];
+    MountFlags mf = parse_mount_options(m.options);
+    if (m.type == "bind" || m.type == "rbind") mf.flags |= MS_BIND | (m.type == "rbind" ? MS_REC : 0);
+    if (!(mf.flags & MS_BIND) || !detail::wants_idmap(m, mf)) continue;
+    std::string what = "idmapped mount of " + m.source + " on " + m.destination;
+    Fd mnt = TRYC(what, detail::clone_tree(AT_FDCWD, m.source, mf.flags & MS_REC));
+    TRYVC(what, detail::apply_idmap(c, m, mf, mnt.get()));
+    out.emplace_back(i, std::move(mnt));
+  }
+  return out;
+}
+
+}  // namespace sh::rootfs

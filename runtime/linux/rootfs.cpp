@@ -164,7 +164,13 @@ Result<void> prepare_impl(Context& ctx) {
   }
   TRYVC("rootfs " + o.rootfs, prepare_root(c, o));
   ctx.root = TRY(open_file(o.rootfs, O_PATH | O_DIRECTORY));
-  for (const auto& m : c.mounts) TRYV(detail::mount_one(ctx, m));
+  for (size_t i = 0; i < c.mounts.size(); ++i) {
+    int premade = -1;
+    if (o.premade)
+      for (const auto& [idx, fd] : *o.premade)
+        if (idx == i) premade = fd.get();
+    TRYV(detail::mount_one(ctx, c.mounts[i], premade));
+  }
   TRYV(detail::setup_dev(ctx));
   return {};
 }

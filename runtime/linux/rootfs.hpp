@@ -5,6 +5,8 @@
 // --no-pivot), then masked and read-only paths and a read-only root.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/error.hpp"
 #include "base/fd.hpp"
@@ -17,7 +19,14 @@ struct Options {
   bool no_pivot = false;
   bool in_user_namespace = false;  // devices cannot be mknod'ed: bind-mount them from the host
   bool new_mount_ns = true;
+  // Idmapped bind mounts made by the runtime on the host side (premake_idmapped_mounts), by
+  // index in config.mounts: attached as they are instead of being cloned here.
+  const std::vector<std::pair<size_t, Fd>>* premade = nullptr;
 };
+
+// Inside its own user namespace init may not set MOUNT_ATTR_IDMAP (EPERM): the runtime makes
+// every idmapped bind mount detached, before init is cloned, and init only attaches them.
+Result<std::vector<std::pair<size_t, Fd>>> premake_idmapped_mounts(const oci::Config& c);
 
 // Stage 1 (before pivot_root, in the new mount namespace): propagation, rootfs bind,
 // mounts, devices, /dev symlinks. The returned fd is the rootfs directory.

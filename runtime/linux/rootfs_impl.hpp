@@ -56,7 +56,7 @@ Result<long> fs_magic(int fd, const std::string& what);
 // --- the steps of prepare() and finalize() ---------------------------------------
 
 // One configured mount.
-Result<void> mount_one(Context& ctx, const oci::Mount& m);
+Result<void> mount_one(Context& ctx, const oci::Mount& m, int premade_fd = -1);
 // type "cgroup": cgroup2, or a tmpfs with one mount per v1 hierarchy (see the .cpp).
 Result<void> mount_cgroup(Context& ctx, const MountFlags& mf, const Resolved& dest);
 // Default + configured devices, /dev symlinks, /dev/ptmx.
