@@ -16,7 +16,7 @@ namespace sh::policy {
 Result<std::string> canonical_json(const json::Value& v);
 // Parse then canonicalize; `origin` prefixes errors.
 Result<std::string> canonicalize(std::string_view text, const std::string& origin);
-// Lowercase hex SHA-256 (OpenSSL EVP).
+// Lowercase hex SHA-256 (OpenSSL).
 Result<std::string> sha256_hex(std::string_view data);
 // sha256_hex(canonicalize(text)): the policy hash.
 Result<std::string> policy_hash(std::string_view text, const std::string& origin = "policy.json");

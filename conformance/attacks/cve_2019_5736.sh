@@ -60,7 +60,8 @@ assert_copy_intact() {
 # paths, so that the runtime's binary can run inside this image.
 add_runtime_libs() {
   local r=$1 l
-  for l in $(ldd "$COPY" | grep -o '/[^ ]*'); do
+  # (a static build needs none: ldd then lists nothing)
+  for l in $({ ldd "$COPY" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; }); do
     mkdir -p "$r$(dirname "$l")"
     cp -L "$l" "$r$l"
   done

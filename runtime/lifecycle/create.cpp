@@ -3,7 +3,6 @@
 // record the state. On any failure everything made so far is undone (Cleanup).
 #include <fcntl.h>
 #include <linux/sched.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -125,9 +124,21 @@ Result<void> enter_for_children(const oci::Config& c, const ns::Plan& plan) {
   return {};
 }
 
+// The state's `owner`: the caller's name from /etc/passwd, read directly (getpwuid would load NSS
+// modules, which a static binary cannot), or the number.
 std::string owner_name() {
-  struct passwd* pw = ::getpwuid(::geteuid());
-  return pw ? pw->pw_name : std::to_string(::geteuid());
+  std::string uid = std::to_string(::geteuid());
+  auto text = read_file("/etc/passwd");
+  if (!text) return uid;
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    size_t a = line.find(':'), b = a == line.npos ? a : line.find(':', a + 1), c = b == line.npos ? b : line.find(':', b + 1);
+    if (c != line.npos && line.substr(b + 1, c - b - 1) == uid && a > 0) return std::string(line.substr(0, a));
+  }
+  return uid;
 }
 
 }  // namespace
