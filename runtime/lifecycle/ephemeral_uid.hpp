@@ -30,6 +30,10 @@ Result<uint32_t> allocate_ephemeral_uid(const std::string& state_root, uint32_t 
 // Remove the claim if (and only if) it holds `container_id`. A missing claim is fine.
 Result<void> release_ephemeral_uid(const std::string& state_root, uint32_t uid, const std::string& container_id);
 
+// Whether any task has `uid` as its real uid (asked of the kernel's per-user process count by a
+// child that takes the uid; see the .cpp). Exposed for tests.
+bool uid_has_processes(uint32_t uid);
+
 // The claim file's path, for tests and for `delete` to find it.
 std::string ephemeral_uid_claim_path(const std::string& state_root, uint32_t uid);
 

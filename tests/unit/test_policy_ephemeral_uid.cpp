@@ -116,8 +116,11 @@ BOOST_AUTO_TEST_CASE(uids_of_running_processes_are_skipped) {
   char c;
   BOOST_REQUIRE(read(ready[0], &c, 1) == 1);
   close(ready[0]);
+  BOOST_TEST(uid_has_processes(busy));
+  BOOST_TEST(!uid_has_processes(busy + 1));
   auto r = allocate_ephemeral_uid(root.path, busy, 1, "c");
   BOOST_TEST(!r.has_value());
+  BOOST_TEST(!fs::exists(ephemeral_uid_claim_path(root.path, busy)));  // no claim left behind
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   auto after = allocate_ephemeral_uid(root.path, busy, 1, "c");
