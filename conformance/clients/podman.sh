@@ -59,11 +59,11 @@ cat >"$PM/registries.conf" <<EOF
 unqualified-search-registries = []
 EOF
 
-cat >"$PM/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=$HARD_NOFILE:$HARD_NOFILE", "nproc=$HARD_NPROC:$HARD_NPROC"]
-
-[engine]
+# containers.conf: contrib/podman/containers.conf (the ready config users get) with the runtime
+# under test in place of sharness-runtime's installed path, plus this suite's private settings.
+CONTRIB_CONF=$SHARNESS_SOURCE_DIR/contrib/podman/containers.conf
+[ -r "$CONTRIB_CONF" ] || { echo "missing $CONTRIB_CONF" >&2; exit 1; }
+cat >"$PM/engine.conf" <<EOF
 cgroup_manager = "cgroupfs"
 events_logger = "file"
 events_logfile_path = "$PM/events.log"
@@ -73,11 +73,15 @@ volume_path = "$PM/root/volumes"
 image_copy_tmp_dir = "$PM/copytmp"
 hooks_dir = ["$PM/hooks"]
 lock_type = "file"
-runtime = "$PM_RT"
-runtime_supports_json = ["$PM_RT"]
+EOF
+sed -e "s|^sharness = \[.*\]\$|$PM_RT = [\"$PM/runtime\"]|" -e "s|\"sharness\"|\"$PM_RT\"|g" \
+  -e "/^\[engine\]\$/r $PM/engine.conf" "$CONTRIB_CONF" >"$PM/containers.conf"
+grep -qxF "$PM_RT = [\"$PM/runtime\"]" "$PM/containers.conf" ||
+  { echo "could not register the runtime in $PM/containers.conf" >&2; exit 1; }
+cat >>"$PM/containers.conf" <<EOF
 
-[engine.runtimes]
-$PM_RT = ["$PM/runtime"]
+[containers]
+default_ulimits = ["nofile=$HARD_NOFILE:$HARD_NOFILE", "nproc=$HARD_NPROC:$HARD_NPROC"]
 
 [network]
 network_backend = "cni"
@@ -219,6 +223,7 @@ podman_teardown() {  # (a file marks it done: the last case runs it in a subshel
   : >"$PM/.torn-down"
   return 0
 }
+# shellcheck disable=SC2154  # _st is assigned inside the trap string
 trap '_st=$?; podman_teardown; (exit $_st); _cleanup' EXIT
 
 # ---------------------------------------------------------------------------------------------
@@ -304,7 +309,8 @@ tcase "run --network none: output, exit codes, only lo" case_run_none
 tcase "run (default bridge): output, exit codes, eth0 on the subnet" case_run_bridge
 
 _case_exec() {
-  local net=$1 name=ex-$net-$$
+  local net=$1 name
+  name=ex-$net-$$
   pdetach "$name" "$net" sh -c 'echo started >/tmp/marker; exec sleep 1000'
   pexec "$name" cat /tmp/marker
   assert_rc 0 "exec cat"
@@ -323,7 +329,8 @@ tcase "run -d + exec --network none: output and exit codes" case_exec_none
 tcase "run -d + exec (default bridge): output and exit codes" case_exec_bridge
 
 _case_stop() {
-  local net=$1 name=st-$net-$$ pid
+  local net=$1 name pid
+  name=st-$net-$$
   # a process that exits on SIGTERM: stop sends it, the container exits 143 (128 + TERM)
   pdetach "$name" "$net" sh -c 'trap "exit 143" TERM; while :; do sleep 0.2; done'
   assert_ok pm stop --time 30 "$name"
@@ -439,7 +446,7 @@ tcase "bad config (bogus sysctl, rlimit above the hard limit): the runtime's err
 # client picks a policy by name.
 
 _case_policy() {
-  local name=$1 want_hash env
+  local name=$1 want_hash
   [ "$OURS" = 1 ] || skip "policies are sharness-runtime's; $RUNTIME_NAME ignores the annotation"
   want_hash=$("$RUNTIME" policy hash "$PM/policies/$name.json")
   assert_match "$want_hash" '^[0-9a-f]{64}$' "policy hash"
@@ -482,7 +489,7 @@ case_rm_leaves_nothing() {
   assert_eq "" "$(ip -o link show master "$PM_BRIDGE" 2>/dev/null)" "veths left on $PM_BRIDGE"
   assert_eq "" "$(_ipt_cni | grep -vE ':CNI-(FORWARD|ADMIN) |-j CNI-(FORWARD|ADMIN)|CNI firewall plugin admin' || true)" \
     "per-container iptables rules and chains"
-  assert_eq "" "$(ls /run/netns 2>/dev/null | grep '^cni-' || true)" "network namespaces in /run/netns"
+  assert_eq "" "$(find /run/netns -maxdepth 1 -name 'cni-*' 2>/dev/null)" "network namespaces in /run/netns"
   assert_eq "" "$(awk -v t="$PM/" 'index($5, t) == 1 && $5 ~ /merged$|shm$/ { print $5 }' /proc/self/mountinfo)" \
     "container rootfs or shm mounts left"
   for c in $(cgroup_dirs); do
