@@ -14,9 +14,11 @@
 # log (--log log.json --log-format json: the last "error" line); the policy annotation
 # org.sharness.policy passed by `ctr run --annotation` (ours only: runc has no policies);
 # and the CRI config contrib/containerd/config.toml: a second containerd started with a copy of
-# it, and the handler "sharness" found in the configuration its CRI plugin reports through the
-# CRI Status call (what `crictl info` shows; crictl is not in Debian 12, so
-# conformance/tools/cri-status.py makes the call with python3-grpcio).
+# it; the handler "sharness" found in the configuration its CRI plugin reports through the CRI
+# Status call (what `crictl info` shows), then a pod sandbox run through that handler
+# (RunPodSandbox, runtime_handler "sharness", as the kubelet does for a pod of RuntimeClass
+# sharness), and a pod whose org.sharness.policy annotation reaches our runtime. crictl is not
+# in Debian 12: conformance/tools/cri.py makes the CRI calls with python3-grpcio.
 #
 # The last case deletes every task, container, snapshot, image and the namespace through ctr,
 # stops containerd and its shims by pid, and checks nothing is left: no process, no mount under
@@ -43,17 +45,26 @@ PRE_RUN_CONTAINERD=$([ -d /run/containerd ] && echo 1 || echo 0)
 PRE_SHIM_SOCK_DIR=$([ -d "$SHIM_SOCK_DIR" ] && echo 1 || echo 0)
 mkdir -p "$CTD" "$RUNC_ROOT"
 : >"$PIDS"
+: >"$CLIENT_TMP/ctr.ids"
 
 # write_config FILE DIR [INSERT]: a containerd config (version 2) whose every path is private:
-# root, state, sockets and the opt dir under DIR, no debug or metrics listener, CNI dirs that hold
-# nothing. INSERT, a config file of its own (with its `version = 2`), goes after the top-level
-# keys and before the tables, where TOML lets it be.
+# root, state, sockets and the opt dir under DIR, no debug or metrics listener. Without INSERT the
+# CRI plugin is off. INSERT, a CRI config file of its own (with its `version = 2`), goes after the
+# top-level keys and before the tables, where TOML lets it be; the CRI plugin then gets CNI dirs
+# that hold nothing (pods use the host network), our busybox as its sandbox ("pause") image, and
+# restrict_oom_score_adj: CRI gives a sandbox oom_score_adj -998, and lowering it takes
+# CAP_SYS_RESOURCE, which no process has on this machine (DESIGN.md section 7).
 write_config() {
   local f=$1 d=$2 insert=${3:-}
   mkdir -p "$d/cni/conf" "$d/cni/bin"
   {
     printf 'root = "%s"\nstate = "%s"\n' "$d/root" "$d/state"
-    if [ -n "$insert" ]; then cat "$insert"; else echo 'version = 2'; fi
+    if [ -n "$insert" ]; then
+      cat "$insert"
+    else
+      echo 'version = 2'
+      echo 'disabled_plugins = ["io.containerd.grpc.v1.cri"]'
+    fi
   } >"$f"
   cat >>"$f" <<EOF
 [grpc]
@@ -66,6 +77,13 @@ write_config() {
   address = ""
 [plugins."io.containerd.internal.v1.opt"]
   path = "$d/opt"
+EOF
+  [ -n "$insert" ] || return 0
+  cat >>"$f" <<EOF
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$IMAGE"
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
 [plugins."io.containerd.grpc.v1.cri".cni]
   conf_dir = "$d/cni/conf"
   bin_dir = "$d/cni/bin"
@@ -163,11 +181,35 @@ case $RUNTIME_NAME in
         ERR_BINDSRC='/nonexistent-bind-source' ;;
 esac
 
+# The CRI containerd: started with a copy of contrib/containerd/config.toml, the runtime under test
+# in place of the installed BinaryName and a private Root, the rest of its config private.
+CRI=$CLIENT_TMP/cri
+CRI_SOCK=$CRI/containerd.sock
+CRI_PID=""
+CRI_TOOL=$SHARNESS_SOURCE_DIR/conformance/tools/cri.py
+start_cri_containerd() {
+  mkdir -p "$CRI"
+  ensure_pkgs python3-grpcio || return 1
+  sed -e "s|^\( *BinaryName = \).*|\1\"$RUNTIME\"|" -e "s|^\( *Root = \).*|\1\"$CRI/sharness-root\"|" \
+    "$SHARNESS_SOURCE_DIR/contrib/containerd/config.toml" >"$CRI/contrib.toml"
+  write_config "$CRI/config.toml" "$CRI" "$CRI/contrib.toml"
+  start_containerd "$CRI/config.toml" "$CRI_SOCK" "$CRI/containerd.log" || return 1
+  CRI_PID=$CTD_PID
+  # the sandbox image, where CRI looks for it
+  ctr --address "$CRI_SOCK" --namespace k8s.io image import "$CLIENT_TMP/busybox-oci.tar" >"$CRI/import.log" 2>&1
+}
+
+# cri ARGS...: conformance/tools/cri.py (Debian's python3, which has python3-grpcio)
+cri() { timeout -k 5 150 /usr/bin/python3 "$CRI_TOOL" "$@"; }
+
 # ---------------------------------------------------------------------------------------------
 # Setup (in the suite's shell, so the pid stays known to every case and to the EXIT trap)
 
 _containerd_cleanup() {
   local pid id ids
+  if [ -n "${CRI_PID:-}" ] && kill -0 "$CRI_PID" 2>/dev/null; then
+    pods_gone
+  fi
   if [ -n "${CTD_PID:-}" ] && kill -0 "$CTD_PID" 2>/dev/null; then
     ids=$(c task ls -q 2>/dev/null; c container ls -q 2>/dev/null)
     for id in $(sort -u <<<"$ids"); do gone "$id"; done
@@ -188,6 +230,10 @@ start_containerd "$CTD/config.toml" "$SOCK" "$CTD/containerd.log" || exit 1
 busybox_oci_archive "$CLIENT_TMP/busybox-oci.tar" "$IMAGE" || { echo "cannot build the busybox image" >&2; exit 1; }
 c image import "$CLIENT_TMP/busybox-oci.tar" >"$CTD/import.log" 2>&1 ||
   { echo "ctr image import failed: $(<"$CTD/import.log")" >&2; exit 1; }
+MAIN_PID=$CTD_PID
+# its failure is the CRI cases' to report
+start_cri_containerd || echo "# the CRI containerd did not start: the CRI cases will fail" >&2
+CTD_PID=$MAIN_PID
 
 # ---------------------------------------------------------------------------------------------
 # Cases
@@ -426,38 +472,93 @@ case_policy_annotation_applied() {
   assert_ne 0 "$(tail -n1 <<<"$OUT")" "uid inside (harsh: a throwaway uid)"
 }
 
+# cri_running: the CRI containerd is up (its start is in the suite's setup)
+cri_running() {
+  [ -n "$CRI_PID" ] && kill -0 "$CRI_PID" 2>/dev/null && return 0
+  fail "the containerd started with the CRI config is not running; its log: $(tail -20 "$CRI/containerd.log" 2>/dev/null || true)"
+}
+
 case_cri_config() {
-  local d=$CLIENT_TMP/cri conf js rt
-  ensure_pkgs python3-grpcio
-  mkdir -p "$d"
-  conf=$d/config.toml
-  # the shipped file as it is, but for the runtime under test and a private state root in place
-  # of the installed paths; the rest of the config keeps containerd private
-  sed -e "s|^\( *BinaryName = \).*|\1\"$RUNTIME\"|" -e "s|^\( *Root = \).*|\1\"$d/sharness-root\"|" \
-    "$SHARNESS_SOURCE_DIR/contrib/containerd/config.toml" >"$d/contrib.toml"
-  diff "$SHARNESS_SOURCE_DIR/contrib/containerd/config.toml" "$d/contrib.toml" || true
-  [ "$(grep -c "BinaryName = \"$RUNTIME\"" "$d/contrib.toml")" = 1 ] || fail "BinaryName not replaced in the copy"
-  write_config "$conf" "$d" "$d/contrib.toml"
-  containerd --config "$conf" </dev/null >"$d/containerd.log" 2>&1 &
-  local pid=$!
-  echo "$pid" >>"$PIDS"
-  wait_for ctr --address "$d/containerd.sock" version ||
-    { fail "containerd with the CRI config did not start: $(tail -20 "$d/containerd.log")"; return 1; }
-  assert_line "$(ctr --address "$d/containerd.sock" plugins ls)" '^io\.containerd\.grpc\.v1[[:space:]]+cri[[:space:]].*[[:space:]]ok[[:space:]]*$' \
+  local js rt
+  diff "$SHARNESS_SOURCE_DIR/contrib/containerd/config.toml" "$CRI/contrib.toml" || true
+  [ "$(grep -c "BinaryName = \"$RUNTIME\"" "$CRI/contrib.toml")" = 1 ] || fail "BinaryName not replaced in the copy"
+  cri_running
+  assert_line "$(ctr --address "$CRI_SOCK" plugins ls)" '^io\.containerd\.grpc\.v1[[:space:]]+cri[[:space:]].*[[:space:]]ok[[:space:]]*$' \
     "the CRI plugin loaded"
-  js=$(/usr/bin/python3 "$SHARNESS_SOURCE_DIR/conformance/tools/cri-status.py" "$d/containerd.sock")
+  js=$(cri status "$CRI_SOCK")
   rt=$(jq -c '.containerd.runtimes.sharness' <<<"$js")
   echo "CRI config, handler sharness: $rt"
   assert_eq io.containerd.runc.v2 "$(jq -r .runtimeType <<<"$rt")" "runtime_type"
   assert_eq "$RUNTIME" "$(jq -r .options.BinaryName <<<"$rt")" "options.BinaryName"
-  assert_eq "$d/sharness-root" "$(jq -r .options.Root <<<"$rt")" "options.Root"
+  assert_eq "$CRI/sharness-root" "$(jq -r .options.Root <<<"$rt")" "options.Root"
   assert_eq '["org.sharness.policy"]' "$(jq -c .PodAnnotations <<<"$rt")" "pod_annotations"
   assert_eq '["org.sharness.policy"]' "$(jq -c .ContainerAnnotations <<<"$rt")" "container_annotations"
   # runc stays the default handler: pods without a RuntimeClass are not moved to us
   assert_eq runc "$(jq -r .containerd.defaultRuntimeName <<<"$js")" "default_runtime_name"
   assert_eq io.containerd.runc.v2 "$(jq -r .containerd.runtimes.runc.runtimeType <<<"$js")" "the runc handler"
-  stop_pid "$pid"
-  ! kill -0 "$pid" 2>/dev/null || fail "containerd (pid $pid) still runs"
+}
+
+# run_pod NAME [POLICY]: RunPodSandbox with handler sharness; sets POD (its id), RC and ERR.
+run_pod() {
+  RC=0
+  POD=$(cri runp "$CRI_SOCK" sharness "$1" "/$CGPARENT/pod-$1" "${@:2}" 2>"$CASEDIR/runp.err") || RC=$?
+  ERR=$(<"$CASEDIR/runp.err")
+  echo "RunPodSandbox $1: exit $RC, id '$POD', error '$ERR'"
+  [ -z "$POD" ] || echo "$POD" >>"$CRI/pods"
+}
+
+# pods_gone: stop and remove every pod sandbox of the suite, and the empty pod-level cgroups
+# (errors ignored).
+pods_gone() {
+  local id d
+  for id in $(cat "$CRI/pods" 2>/dev/null); do
+    cri stopp "$CRI_SOCK" "$id" >/dev/null 2>&1 || true
+    cri rmp "$CRI_SOCK" "$id" >/dev/null 2>&1 || true
+  done
+  for d in $(cgroup_dirs); do
+    find "$d" -mindepth 1 -maxdepth 1 -type d -name 'pod-*' -exec rmdir {} \; 2>/dev/null || true
+  done
+}
+
+# remove_pod ID NAME: StopPodSandbox and RemovePodSandbox, both must succeed; then, as the
+# kubelet does, remove the pod-level cgroup, which the runtime must have emptied of the
+# sandbox's own (rmdir fails on a cgroup with children).
+remove_pod() {
+  local d
+  assert_ok cri stopp "$CRI_SOCK" "$1"
+  assert_ok cri rmp "$CRI_SOCK" "$1"
+  for d in $(cgroup_dirs "pod-$2"); do
+    rmdir "$d" || fail "the sandbox's cgroup is left under $d: $(find "$d" -mindepth 1 -type d)"
+  done
+}
+
+case_cri_pod() {
+  cri_running
+  trap pods_gone EXIT
+  # a pod sandbox (the "pause" container: our busybox's sh, which exits at once) through the
+  # handler: CRI -> runc v2 shim -> BinaryName --root Root/k8s.io create ...
+  run_pod p1
+  assert_rc 0 "RunPodSandbox with the sharness handler"
+  assert_match "$POD" '^[0-9a-f]{64}$' "sandbox id"
+  [ -d "$CRI/sharness-root/k8s.io" ] || fail "the runtime never got the handler's Root: no $CRI/sharness-root/k8s.io"
+  remove_pod "$POD" p1
+  assert_eq "" "$(awk -v t="$CRI/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo)" "the pod's mounts after RemovePodSandbox"
+}
+
+case_cri_pod_annotation() {
+  # the pod annotation reaches the runtime through pod_annotations: ours refuses a policy that is
+  # not installed, naming it; runc ignores annotations and runs the pod
+  known_fail runc crun
+  local d
+  cri_running
+  trap pods_gone EXIT
+  run_pod p2 no-such-policy
+  assert_ne 0 "$RC" "RunPodSandbox of a pod naming a policy that is not installed"
+  assert_contains "$ERR" "OCI runtime create failed: " "the shim's create error"
+  assert_contains "$ERR" 'annotation org.sharness.policy: policy \"no-such-policy\": not found in the policy directories' \
+    "the runtime's own error text, through CRI"
+  [ -z "$POD" ] || remove_pod "$POD" p2
+  for d in $(cgroup_dirs pod-p2); do rmdir "$d" || fail "cgroup left after the refused pod: $d"; done
 }
 
 case_nothing_left() {
@@ -470,6 +571,12 @@ case_nothing_left() {
   assert_ok ctr --address "$SOCK" namespace rm "$NS"
   stop_pid "$CTD_PID"
   ! kill -0 "$CTD_PID" 2>/dev/null || fail "containerd (pid $CTD_PID) still runs"
+  if [ -n "$CRI_PID" ]; then
+    ctr --address "$CRI_SOCK" --namespace k8s.io image rm --sync "$IMAGE" >/dev/null 2>&1 || true
+    assert_eq "" "$(ctr --address "$CRI_SOCK" --namespace k8s.io container ls -q)" "containers left by CRI"
+    stop_pid "$CRI_PID"
+    ! kill -0 "$CRI_PID" 2>/dev/null || fail "the CRI containerd (pid $CRI_PID) still runs"
+  fi
   local pid
   while read -r pid; do
     [ -n "$pid" ] || continue
@@ -480,8 +587,8 @@ case_nothing_left() {
   done
   m=$(awk -v t="$TMP/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo)
   assert_eq "" "$m" "mounts under $TMP"
-  assert_eq "" "$(ls -A "$RUNC_ROOT/$NS" 2>/dev/null)" "runtime state under $RUNC_ROOT/$NS"
-  assert_eq "" "$(ls -A "$CTD/fifo" 2>/dev/null)" "FIFOs"
+  assert_eq "" "$(ls -A "$RUNC_ROOT/$NS" 2>/dev/null || true)" "runtime state under $RUNC_ROOT/$NS"
+  assert_eq "" "$(ls -A "$CTD/fifo" 2>/dev/null || true)" "FIFOs"
   assert_eq "" "$(for m in $(cgroup_dirs); do find "$m" -mindepth 1 -type d; done)" "container cgroups under $CGPARENT"
 }
 
@@ -498,5 +605,7 @@ tcase "bad config (missing bind source): ctr shows the runtime's error" case_bad
 tcase "policy annotation holding a path: ctr shows the runtime's refusal" case_policy_annotation_refused
 tcase "policy annotation harsh through ctr run --annotation" case_policy_annotation_applied
 tcase "contrib/containerd/config.toml: containerd's CRI plugin loads the sharness handler" case_cri_config
+tcase "CRI: a pod sandbox runs through the sharness handler" case_cri_pod
+tcase "CRI: the pod's org.sharness.policy reaches the runtime" case_cri_pod_annotation
 tcase "nothing left: tasks, containers, images, namespace, daemons, shims, mounts" case_nothing_left
 finish
