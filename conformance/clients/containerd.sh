@@ -177,8 +177,8 @@ shim_socket() { echo "$SHIM_SOCK_DIR/$(printf '%s' "$SOCK/$NS/$1" | sha256sum | 
 case $RUNTIME_NAME in
   runc) ERR_NOEXEC='stat /bin/nonexistent-binary: no such file or directory'
         ERR_BINDSRC='stat /nonexistent-bind-source: no such file or directory' ;;
-  *)    ERR_NOEXEC='exec: "/bin/nonexistent-binary": No such file or directory'
-        ERR_BINDSRC='/nonexistent-bind-source' ;;
+  *)    ERR_NOEXEC='exec: "/bin/nonexistent-binary": ENOENT (No such file or directory)'
+        ERR_BINDSRC='open_tree /nonexistent-bind-source: ENOENT (No such file or directory)' ;;
 esac
 
 # The CRI containerd: started with a copy of contrib/containerd/config.toml, the runtime under test
@@ -223,6 +223,7 @@ _containerd_cleanup() {
   [ "$PRE_SHIM_SOCK_DIR" = 1 ] || rmdir "$SHIM_SOCK_DIR" 2>/dev/null || true
   [ "$PRE_RUN_CONTAINERD" = 1 ] || rmdir /run/containerd 2>/dev/null || true
 }
+# shellcheck disable=SC2154  # _rc is set inside the trap
 trap '_rc=$?; _containerd_cleanup; (exit $_rc); _cleanup' EXIT
 
 write_config "$CTD/config.toml" "$CTD"
@@ -338,7 +339,7 @@ case_task_ps() {
   init=$(c task ls | awk -v id="$id" '$1 == id { print $2 }')
   ps=$(c task ps "$id")
   echo "$ps"
-  assert_line "$ps" "^$init[[:space:]]" "task ps lists the init pid"
+  assert_line "$ps" "^${init}[[:space:]]" "task ps lists the init pid"
   # a detached exec shows up as a second process, a host pid in the container's pid namespace
   # (ctr leaves a detached exec's FIFOs behind: they go to the case's dir, not to $CTD/fifo)
   c task exec -d --fifo-dir "$CASEDIR/fifo" --exec-id bg "$id" sh -c 'exec sleep 100001' </dev/null >/dev/null 2>&1
@@ -404,7 +405,7 @@ case_task_delete_container_rm() {
   [ ! -e "$sock" ] || fail "shim socket left: $sock"
   [ -z "$(cgroup_dirs "$id")" ] || fail "cgroup left after task delete: $(cgroup_dirs "$id")"
   assert_line "$(c container ls -q)" "^$id\$" "the container outlives its task"
-  assert_line "$(c snapshot ls)" "^$id[[:space:]]" "and so does its snapshot"
+  assert_line "$(c snapshot ls)" "^${id}[[:space:]]" "and so does its snapshot"
   assert_ok c container rm "$id"
   assert_eq "" "$(c container ls -q | grep -x "$id" || true)" "container ls after container rm"
   assert_eq "" "$(c snapshot ls | awk -v id="$id" '$1 == id')" "container rm removed the snapshot"
@@ -443,7 +444,7 @@ case_policy_annotation_refused() {
   ctr_run "$id" --rm --annotation org.sharness.policy=/etc/passwd "$IMAGE" "$id" true
   assert_ne 0 "$RC" "a policy annotation holding a path"
   assert_contains "$ERR" "OCI runtime create failed: " "ctr shows the shim's create error"
-  assert_contains "$ERR" 'annotation org.sharness.policy: \"/etc/passwd\" is not a policy name' "the runtime's own error text"
+  assert_contains "$ERR" 'annotation org.sharness.policy: "/etc/passwd" is not a policy name' "the runtime's own error text"
 }
 
 case_policy_annotation_applied() {
@@ -555,7 +556,7 @@ case_cri_pod_annotation() {
   run_pod p2 no-such-policy
   assert_ne 0 "$RC" "RunPodSandbox of a pod naming a policy that is not installed"
   assert_contains "$ERR" "OCI runtime create failed: " "the shim's create error"
-  assert_contains "$ERR" 'annotation org.sharness.policy: policy \"no-such-policy\": not found in the policy directories' \
+  assert_contains "$ERR" 'annotation org.sharness.policy: policy "no-such-policy": not found in the policy directories' \
     "the runtime's own error text, through CRI"
   [ -z "$POD" ] || remove_pod "$POD" p2
   for d in $(cgroup_dirs pod-p2); do rmdir "$d" || fail "cgroup left after the refused pod: $d"; done
@@ -587,7 +588,9 @@ case_nothing_left() {
   done
   m=$(awk -v t="$TMP/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo)
   assert_eq "" "$m" "mounts under $TMP"
-  assert_eq "" "$(ls -A "$RUNC_ROOT/$NS" 2>/dev/null || true)" "runtime state under $RUNC_ROOT/$NS"
+  # no container state; ours keeps its (empty) directory of uid claims, .uids, in the root
+  assert_eq "" "$(find "$RUNC_ROOT/$NS" -mindepth 1 -maxdepth 1 ! -name .uids 2>/dev/null || true)" "runtime state under $RUNC_ROOT/$NS"
+  assert_eq "" "$(ls -A "$RUNC_ROOT/$NS/.uids" 2>/dev/null || true)" "uid claims under $RUNC_ROOT/$NS/.uids"
   assert_eq "" "$(ls -A "$CTD/fifo" 2>/dev/null || true)" "FIFOs"
   assert_eq "" "$(for m in $(cgroup_dirs); do find "$m" -mindepth 1 -type d; done)" "container cgroups under $CGPARENT"
 }
