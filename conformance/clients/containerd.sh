@@ -103,16 +103,28 @@ start_containerd() {
   fi
 }
 
-# ours PID: PID is alive and a containerd or shim process (a recorded pid may have been reused).
+# ours PID: PID is alive and still one of our containerds or shims: its command line names our
+# temp dir (--config FILE, -address SOCKET), so a recorded pid reused since is never signalled.
 ours() {
-  [ -n "$1" ] && [[ $(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") == *containerd* ]]
+  [ -n "$1" ] && [[ $(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") == *containerd*"$CLIENT_TMP/"* ]]
+}
+
+# our_procs: every process whose command line names our temp dir (daemons, shims, ctr calls).
+our_procs() {
+  local d cmd
+  for d in /proc/[0-9]*; do
+    cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
+    [[ $cmd == *"$CLIENT_TMP/"* ]] && echo "${d#/proc/}: $cmd"
+  done
+  return 0
 }
 
 # c ARGS...: ctr on the main containerd, in our namespace.
 c() { timeout -k 5 60 ctr --address "$SOCK" --namespace "$NS" "$@"; }
 
-# crun_ ID [RUN_ARGS...] -- ARGS: `ctr run` with the runtime under test, its private root and
-# FIFO dir, and a cgroup under this run's parent. Sets OUT, ERR, RC.
+# ctr_run ID RUN_ARGS...: `ctr run` with the runtime under test, its private root and FIFO dir,
+# and a cgroup under this run's parent (RUN_ARGS name the image, ID and the command). Sets OUT,
+# ERR, RC.
 RUNFLAGS=(--runc-binary "$RUNTIME" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo")
 ctr_run() {
   local id=$1; shift
@@ -583,6 +595,8 @@ case_nothing_left() {
     [ -n "$pid" ] || continue
     if ours "$pid"; then fail "process $pid still runs: $(tr '\0' ' ' <"/proc/$pid/cmdline")"; stop_pid "$pid"; fi
   done <"$PIDS"
+  # and no process at all (a shim this suite did not note, say) that names our sockets or dirs
+  assert_eq "" "$(our_procs)" "processes naming $CLIENT_TMP"
   for id in $(sort -u "$CLIENT_TMP/ctr.ids"); do
     [ ! -e "$(shim_socket "$id")" ] || fail "shim socket of $id left: $(shim_socket "$id")"
   done
