@@ -14,8 +14,9 @@
 #
 # The CLI is /usr/bin/docker, Debian's 20.10 client from the same package as the daemon (API
 # 1.41). /usr/local/bin/docker on this machine is a newer CLI (28.x) that shadows it on PATH
-# (DESIGN.md §7); the client that ships with the daemon is the one this suite pins
-# (SHARNESS_DOCKER_CLI=/usr/local/bin/docker runs it with the other one).
+# (DESIGN.md §7); the client that ships with the daemon is the one this suite pins.
+# SHARNESS_DOCKER_CLI=/usr/local/bin/docker runs it with the other one (it passes too: it
+# negotiates the API down to the daemon's 1.41).
 #
 # The last case tears everything down and checks the host is as found: dockerd and its
 # containerd and shims stopped by pid, no mounts under our dirs, our bridge and the iptables
@@ -23,7 +24,9 @@
 #
 # SHARNESS_RUNTIME=runc bash conformance/clients/docker.sh runs the same cases against runc.
 
+# shellcheck disable=SC1091  # lib.sh: tcase/assert_*/finish, $TMP, $RUNTIME, $CGPARENT
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# shellcheck disable=SC1091  # client-lib.bash: ensure_pkgs, busybox_rootfs_tar, wait_for, stop_pid
 . "$(dirname "${BASH_SOURCE[0]}")/client-lib.bash"
 
 if ! ensure_pkgs docker.io iptables busybox-static; then
@@ -142,13 +145,10 @@ teardown_docker() {
   stop_pid "$pid"
   # dockerd stops its managed containerd; anything of ours still running goes by pid.
   for p in $(our_procs); do stop_pid "$p"; done
-  for p in $(awk -v t="$DK/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+  # deepest first; dockerd bind-mounts its data root onto itself, hence the lazy second try
+  while read -r p; do
     umount "$p" 2>/dev/null || umount -l "$p" 2>/dev/null
-  done
-  # dockerd bind-mounts its data root onto itself: the loop above may need a second pass
-  for p in $(awk -v t="$DK" '$5 == t || index($5, t "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
-    umount -l "$p" 2>/dev/null
-  done
+  done < <(awk -v t="$DK/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
   ipt_undo
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
   if [ "$RUN_DOCKER_EXISTED" = 0 ] && [ -d /run/docker ]; then
@@ -181,7 +181,14 @@ ipt_undo() {
   return 0
 }
 
-trap '_dk_rc=$?; teardown_docker; (exit $_dk_rc); _cleanup' EXIT
+# Our teardown first (a safety net: the last case does it too), then lib.sh's, with the exit code.
+_docker_exit() {
+  local rc=$?
+  teardown_docker
+  (exit "$rc")
+  _cleanup
+}
+trap _docker_exit EXIT
 
 # ---------------------------------------------------------------------------------------------
 # Helpers for the cases
@@ -425,6 +432,7 @@ case_policy_runtime_args() {
   [ "$OURS" = 1 ] || skip "policies (--policy in runtimeArgs) are sharness-runtime's own"
   local want_hash
   want_hash=$("$RUNTIME" policy hash "$HARSH")
+  # shellcheck disable=SC2016  # expanded inside the container
   dk_run --rm --runtime sharness-harsh --network none "$IMAGE" \
     sh -c 'echo "id=$SHARNESS_POLICY_ID"; echo "hash=$SHARNESS_POLICY_HASH"; grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status'
   echo "$OUT"; echo "$ERR" >&2
@@ -434,6 +442,7 @@ case_policy_runtime_args() {
   assert_line "$OUT" '^CapEff:[[:space:]]+0+$'
   assert_line "$OUT" '^NoNewPrivs:[[:space:]]+1$'
   # control: the plain name, same image and flags, has Docker's default capabilities and no policy
+  # shellcheck disable=SC2016
   dk_run --rm --runtime sharness --network none "$IMAGE" \
     sh -c 'echo "id=$SHARNESS_POLICY_ID"; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status'
   echo "$OUT"
