@@ -121,29 +121,30 @@ Result<void> cpu(const Dir& d, const oci::CpuResources& c) {
   return {};
 }
 
+// A weight of 0 means "not set" (Docker always sends "weight": 0), as in runc and crun.
 Result<void> blkio(const Dir& d, const oci::BlockIoResources& b) {
-  if (b.weight) {
+  if (b.weight && *b.weight != 0) {
     std::string f = weight_file(d, "blkio.weight", "blkio.bfq.weight");
     if (f.empty())
       log::warn("linux.resources.blockIO.weight: no proportional-weight I/O scheduler (no blkio.weight): not applied");
     else
       TRYV(d.write(f, std::to_string(*b.weight)));
   }
-  if (b.leaf_weight) {
+  if (b.leaf_weight && *b.leaf_weight != 0) {
     if (d.has("blkio.leaf_weight"))
       TRYV(d.write("blkio.leaf_weight", std::to_string(*b.leaf_weight)));
     else
       log::warn("linux.resources.blockIO.leafWeight: no blkio.leaf_weight on this kernel: not applied");
   }
   for (const auto& w : b.weight_device) {
-    if (w.weight) {
+    if (w.weight && *w.weight != 0) {
       std::string f = weight_file(d, "blkio.weight_device", "blkio.bfq.weight_device");
       if (f.empty())
         log::warn("linux.resources.blockIO.weightDevice: no blkio.weight_device: not applied to " + dev(w));
       else
         TRYV(d.write(f, dev(w) + " " + std::to_string(*w.weight)));
     }
-    if (w.leaf_weight) {
+    if (w.leaf_weight && *w.leaf_weight != 0) {
       if (d.has("blkio.leaf_weight_device"))
         TRYV(d.write("blkio.leaf_weight_device", dev(w) + " " + std::to_string(*w.leaf_weight)));
       else

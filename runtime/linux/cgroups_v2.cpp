@@ -110,22 +110,25 @@ Result<void> cpu(const Dir& d, const oci::CpuResources& c) {
   return {};
 }
 
+// A weight of 0 means "not set" (Docker always sends "weight": 0), as in runc and crun.
 Result<void> io(const Dir& d, const oci::BlockIoResources& b) {
-  if (b.weight) {
+  if (b.weight && *b.weight != 0) {
     if (auto t = weight_target(d, *b.weight))
       TRYV(d.write(t->first, std::to_string(t->second)));
     else
       log::warn("linux.resources.blockIO.weight: no io.weight/io.bfq.weight on this host: not applied");
   }
-  if (b.leaf_weight) log::warn("linux.resources.blockIO.leafWeight: not on cgroup v2: not applied");
+  if (b.leaf_weight && *b.leaf_weight != 0)
+    log::warn("linux.resources.blockIO.leafWeight: not on cgroup v2: not applied");
   for (const auto& w : b.weight_device) {
-    if (w.weight) {
+    if (w.weight && *w.weight != 0) {
       if (auto t = weight_target(d, *w.weight))
         TRYV(d.write(t->first, dev(w) + " " + std::to_string(t->second)));
       else
         log::warn("linux.resources.blockIO.weightDevice: no io.weight/io.bfq.weight: not applied to " + dev(w));
     }
-    if (w.leaf_weight) log::warn("linux.resources.blockIO.weightDevice.leafWeight: not on cgroup v2: not applied");
+    if (w.leaf_weight && *w.leaf_weight != 0)
+      log::warn("linux.resources.blockIO.weightDevice.leafWeight: not on cgroup v2: not applied");
   }
   // io.max takes every limit of one device on one line: "8:0 rbps=1048576 wiops=max".
   std::map<std::pair<int64_t, int64_t>, std::string> lines;

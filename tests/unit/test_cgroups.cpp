@@ -339,6 +339,43 @@ BOOST_AUTO_TEST_CASE(v2_translation_on_fake_tree) {
   BOOST_TEST(m.error().what().starts_with("linux.resources.memory: no memory cgroup controller"));
 }
 
+// Docker sends "blockIO": {"weight": 0}: 0 means "not set" (runc and crun skip it); the kernel
+// refuses 0 (ERANGE), so writing it would fail every docker run.
+BOOST_AUTO_TEST_CASE(blkio_weight_zero_is_unset) {
+  FakeTree t;
+  t.dir("/blkio/c", {"blkio.bfq.weight", "blkio.leaf_weight", "blkio.bfq.weight_device"});
+  t.dir("/v2", {"cgroup.subtree_control"});
+  t.dir("/v2/c", {"io.weight"});
+  put(t.root + "/blkio/c/blkio.bfq.weight", "untouched");
+  put(t.root + "/blkio/c/blkio.leaf_weight", "untouched");
+  put(t.root + "/blkio/c/blkio.bfq.weight_device", "untouched");
+  put(t.root + "/v2/c/io.weight", "untouched");
+  sh::oci::Resources res;
+  res.block_io.emplace();
+  res.block_io->weight = 0;
+  res.block_io->leaf_weight = 0;
+  res.block_io->weight_device.push_back({8, 0, 0, 0, {}});
+  cg::Layout l1;
+  l1.mode = cg::Mode::v1;
+  l1.v1_mounts["blkio"] = t.root + "/blkio";
+  auto r1 = cg::Cgroup(l1, "/c").update(res);
+  BOOST_TEST_REQUIRE(r1.has_value(), (r1 ? "" : r1.error().what()));
+  BOOST_TEST(t.at("/blkio/c/blkio.bfq.weight") == "untouched");
+  BOOST_TEST(t.at("/blkio/c/blkio.leaf_weight") == "untouched");
+  BOOST_TEST(t.at("/blkio/c/blkio.bfq.weight_device") == "untouched");
+  cg::Layout l2;
+  l2.mode = cg::Mode::v2;
+  l2.unified_mount = t.root + "/v2";
+  l2.v2_controllers = {"io"};
+  auto r2 = cg::Cgroup(l2, "/c").update(res);
+  BOOST_TEST_REQUIRE(r2.has_value(), (r2 ? "" : r2.error().what()));
+  BOOST_TEST(t.at("/v2/c/io.weight") == "untouched");
+  // and a real weight is still written
+  res.block_io->weight = 300;
+  BOOST_TEST_REQUIRE(cg::Cgroup(l1, "/c").update(res).has_value());
+  BOOST_TEST(t.at("/blkio/c/blkio.bfq.weight") == "300");
+}
+
 BOOST_AUTO_TEST_CASE(v1_translation_on_fake_tree) {
   FakeTree t;
   t.dir("/memory/c", {"memory.limit_in_bytes", "memory.soft_limit_in_bytes", "memory.swappiness",
