@@ -61,7 +61,7 @@ Result<ContainerState> read_state() {
   auto doc = TRY(json::Document::parse(text, "state"));
   ContainerState s;
   s.id = TRY(TRY(doc.root().need("id")).as_string());
-  s.pid = pid_t(TRY(TRY(doc.root().need("pid")).as_int_in(0, 1 << 30)));
+  if (auto pid = doc.root().get("pid")) s.pid = pid_t(TRY(pid->as_int_in(0, 1 << 30)));  // absent once stopped
   if (s.id.empty() || s.id.find('/') != std::string::npos || s.id[0] == '.') return fail("state: bad id");
   return s;
 }
@@ -330,6 +330,7 @@ Result<int> up(const Opts& o) {
   if (px.mesh.accepts) px.server_ctx = TRY(make_ctx(true, cert, key, ca));
 
   Fd log = TRY(open_file(cdir + "/" + kLogFile, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600));
+  if (st.pid <= 0) return fail("container " + st.id + ": no init pid in the hook state");
   px.init_pidfd = Fd(int(::syscall(SYS_pidfd_open, st.pid, 0)));
   if (!px.init_pidfd) return sys_error("pidfd_open container init " + std::to_string(st.pid));
   auto pst = proc::stat(st.pid);
