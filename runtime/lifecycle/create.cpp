@@ -222,6 +222,9 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     cleanup.root = g.root;
     cleanup.id = o.id;
   }
+  // Only the runtime says what identity a container has: a client's look-alike annotations go.
+  for (const char* k : {edges::kAnnotationRole, edges::kAnnotationUri, edges::kAnnotationFingerprint})
+    c.annotations.erase(k);
   if (ext && ext->mesh && ext->mesh->active()) {
     // Per-edge mTLS: a fresh key and certificate on a tmpfs, the edge directories, and the
     // mounts and hooks (sharness-edge up/down) that expose them.
