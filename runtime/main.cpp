@@ -33,6 +33,7 @@ const std::vector<CommandInfo>& commands() {
       {"features", cmd_features, "features"},
       {"policy", cmd_policy, "policy check|hash|map|apply|explain ..."},
       {"hello", cmd_hello, "hello [--policy harsh]: try what hostile code would, under a policy, and report"},
+      {"ca", cmd_ca, "ca init|show|rotate|issue [--dir DIR]: the certificate authority of edge mTLS"},
       {"checkpoint", cmd_checkpoint, "checkpoint <id> (not supported)"},
       {"restore", cmd_checkpoint, "restore <id> (not supported)"},
   };

@@ -260,6 +260,15 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
   apply_mounts(p.mounts, c);
   ext.seccomp = TRY(seccomp_filter(p));
   apply_env(p, *c.process);
+  apply_mesh_env(p.mesh, *c.process);
+  if (p.mesh.active()) {
+    // A TCP end lives on the container's loopback: an empty namespace leaves lo down.
+    bool tcp = (p.mesh.edges && std::ranges::any_of(*p.mesh.edges, [](const Edge& e) { return e.tcp; })) ||
+               (p.mesh.accepts && p.mesh.accepts->tcp);
+    if (tcp && p.network == Network::none)
+      return fail("policy " + p.id + ": tcp edges need \"network\": \"loopback\" (lo is down in an empty namespace)");
+    ext.mesh = p.mesh;
+  }
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;
 

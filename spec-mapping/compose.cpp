@@ -143,6 +143,7 @@ Policy intersect(const Policy& floor, const Policy& tighter) {
   out.syscalls = meet_syscalls(floor.syscalls, tighter.syscalls);
   out.devices = meet(floor.devices, tighter.devices);
   out.mounts = meet_mounts(floor.mounts, tighter.mounts);
+  out.mesh = meet_mesh(floor.mesh, tighter.mesh);
   // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
   auto canon = canonicalize(policy_to_json(out), "composed policy");
   out.hash = canon ? sha256_hex(*canon).value_or("") : "";

@@ -10,7 +10,7 @@
 // read-only binds); restrictions union (namespaces, masked and read-only paths); flags OR
 // (noNewPrivileges, readonlyRoot, bindsReadOnly); network takes the stricter (none <
 // loopback < host); the seccomp default action the harsher (kill > errno > log); bestEffort
-// ANDs (one side refusing to degrade is enough to refuse).
+// ANDs (one side refusing to degrade is enough to refuse); role/edges/accepts: see mesh.hpp.
 #pragma once
 #include "base/error.hpp"
 #include "oci/config.hpp"

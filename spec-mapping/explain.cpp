@@ -193,6 +193,8 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   syscalls(b, p);
   devices(b, p);
   mounts(b, p);
+  for (auto& [mech, note] : mesh_checks(p.mesh))
+    b.add(mech, true, "", "Boundary (checked by the edge proxies, outside the workload's uid)", note);
   return std::move(b.out);
 }
 

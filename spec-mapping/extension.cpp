@@ -19,6 +19,11 @@ void write_extension(json::Writer& w, const Extension& e) {
     w.key("seccomp");
     oci::write_seccomp(w, *e.seccomp);
   }
+  if (e.mesh) {
+    w.key("edges").begin_object();
+    write_mesh_members(w, *e.mesh);
+    w.end_object();
+  }
   if (!e.bounds.empty()) {
     w.key("bounds").begin_array();
     for (const auto& b : e.bounds) {
@@ -77,7 +82,7 @@ Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
   if (v.get("landlock")) return fail(v.child_path("landlock") + ": not supported yet");
   TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
-                  "bounds"}));
+                  "edges", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
   TRYV(strict(pol, {"id", "hash"}));
@@ -96,6 +101,11 @@ Result<Extension> parse_impl(const json::Value& v) {
     e.devices = std::move(names);
   }
   if (auto s = v.get("seccomp")) e.seccomp = TRY(parse_seccomp(*s));
+  if (auto m = v.get("edges")) {
+    TRYV(strict(*m, {"role", "edges", "accepts"}));
+    e.mesh = TRY(parse_mesh(*m));
+    if (!e.mesh->role) return fail(m->child_path("role") + ": required");
+  }
   if (auto b = v.get("bounds"))
     TRYV(b->each_item([&](size_t, const json::Value& it) -> Result<void> {
       e.bounds.push_back(TRY(parse_bound(it)));

@@ -23,6 +23,7 @@
 #include "base/error.hpp"
 #include "base/json.hpp"
 #include "oci/config.hpp"
+#include "spec-mapping/mesh.hpp"
 
 namespace sh::policy {
 
@@ -45,6 +46,7 @@ struct Extension {
   bool best_effort = false;                     // false: refuse to run if a bound is unavailable
   std::optional<std::string> network;           // "none" (lo left down), "loopback" (lo up), "host"
   std::optional<std::vector<std::string>> devices;  // device names allowed (others need not be created)
+  std::optional<Mesh> mesh;  // "edges": {"role", "edges", "accepts"}: what sharness-edge sets up
   std::vector<Bound> bounds;
 };
 

@@ -34,6 +34,8 @@ Result<std::string> map_policy_json(const Policy& p, bool pretty) {
   oci::Config c;
   Extension ext;
   TRYV(apply_to_config(p, c, ext));
+  // The host side of the edges as create makes it, with the state root and id left symbolic.
+  apply_mesh_host(p.mesh, MeshHost{"<state root>", "<container id>", "<dir of sharness-runtime>/sharness-edge", ""}, c);
   // Serialize with the one config writer, then keep the sections a policy touches.
   auto doc = TRY(json::Document::parse(oci::config_to_json(c, false), "mapped config"));
   auto root = doc.root();
@@ -48,7 +50,7 @@ Result<std::string> map_policy_json(const Policy& p, bool pretty) {
       pick(w, *proc, {"capabilities", "rlimits", "noNewPrivileges", "env"});
   }
   if (c.root.readonly) w.key("root").begin_object().kv("readonly", true).end_object();
-  for (auto k : {"mounts", "annotations"})
+  for (auto k : {"mounts", "hooks", "annotations"})
     if (auto v = root.get(k)) w.key(k).value(v->raw());
   if (auto l = root.get("linux")) {
     w.key("linux");

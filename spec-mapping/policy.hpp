@@ -2,7 +2,7 @@
 // container may do. This is its typed model and its strict parser: unknown keys, wrong types,
 // absurd limits, unknown syscalls, groups, capabilities or devices are errors naming the JSON
 // path ("policy.json: memory.limitt: unknown key"); the sections later issues will fill
-// (files, ports, scope, exec, secrets, edges, role) fail with "not supported yet" rather
+// (files, ports, scope, exec, secrets) fail with "not supported yet" rather
 // than being ignored. docs/policy.md is the reference for every key; policies/schema.json
 // the JSON Schema.
 #pragma once
@@ -14,6 +14,7 @@
 
 #include "base/error.hpp"
 #include "base/json.hpp"
+#include "spec-mapping/mesh.hpp"
 
 namespace sh::policy {
 
@@ -112,6 +113,7 @@ struct Policy {
   std::optional<Syscalls> syscalls;
   std::optional<std::vector<std::string>> devices;  // names from device_table(); absent: no constraint
   Mounts mounts;
+  Mesh mesh;  // role, edges, accepts (spec-mapping/mesh.hpp)
 
   // Lowercase hex SHA-256 of the canonical form of the document this was parsed from
   // (or, for a composed policy, of policy_to_json's output).

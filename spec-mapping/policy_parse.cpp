@@ -38,7 +38,7 @@ bool Policy::same_rules(const Policy& o) const {
   return id == o.id && version == o.version && description == o.description && best_effort == o.best_effort &&
          identity == o.identity && namespaces == o.namespaces && network == o.network && memory == o.memory &&
          cpu == o.cpu && pids == o.pids && wall_clock_seconds == o.wall_clock_seconds && syscalls == o.syscalls &&
-         devices == o.devices && mounts == o.mounts;
+         devices == o.devices && mounts == o.mounts && mesh == o.mesh;
 }
 
 const std::vector<DeviceInfo>& device_table() {
@@ -58,7 +58,7 @@ const DeviceInfo* find_device(std::string_view name) {
 }
 
 const std::vector<std::string_view>& reserved_sections() {
-  static const std::vector<std::string_view> r = {"files", "ports", "scope", "exec", "secrets", "edges", "role"};
+  static const std::vector<std::string_view> r = {"files", "ports", "scope", "exec", "secrets"};
   return r;
 }
 
@@ -322,7 +322,8 @@ Result<Policy> parse_root(const Value& root) {
   for (auto r : reserved_sections())
     if (root.get(r)) return fail(root.child_path(r) + ": not supported yet");
   TRYV(strict(root, {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network",
-                     "memory", "cpu", "pids", "wallClock", "syscalls", "devices", "mounts"}));
+                     "memory", "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges",
+                     "accepts"}));
   Policy p;
   if (auto s = root.get("$schema")) TRYV(str(*s));
   p.id = TRY(parse_id(TRY(root.need("id"))));
@@ -343,6 +344,7 @@ Result<Policy> parse_root(const Value& root) {
   if (auto o = root.get("syscalls")) p.syscalls = TRY(parse_syscalls(*o));
   if (auto o = root.get("devices")) p.devices = TRY(parse_devices(*o));
   if (auto o = root.get("mounts")) p.mounts = TRY(parse_mounts(*o));
+  p.mesh = TRY(parse_mesh(root));
   if (p.identity.uid && p.identity.uid->ephemeral && p.namespaces.end() != std::ranges::find(p.namespaces, "user"))
     return fail(root.child_path("identity.uid") + ": \"ephemeral\" picks a host uid; it cannot be combined with a user namespace");
   return p;

@@ -72,6 +72,7 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     if (!m.readonly_paths.empty()) w.kv("readonlyPaths", m.readonly_paths);
     w.end_object();
   }
+  write_mesh_members(w, p.mesh);
   w.end_object();
   return w.str();
 }

@@ -15,6 +15,7 @@
 
 #include "base/file.hpp"
 #include "base/log.hpp"
+#include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "oci/config_write.hpp"
@@ -45,6 +46,7 @@ struct Cleanup {
   std::optional<cgroups::Cgroup> cgroup;  // owned: it must outlive nothing else
   pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
   uint32_t uid = 0;  // a claimed ephemeral uid
+  std::optional<policy::MeshHost> mesh;  // identity tmpfs and edge directories made
   std::string root, id;
   bool armed = true;
   ~Cleanup() {
@@ -55,6 +57,7 @@ struct Cleanup {
       ::waitpid(pid, nullptr, 0);
     }
     if (cgroup) (void)cgroup->destroy();
+    if (mesh) (void)edges::unprovision(*mesh);
     if (dir) (void)dir->remove();
   }
 };
@@ -230,6 +233,22 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     cleanup.uid = rec.ephemeral_uid;
     cleanup.root = g.root;
     cleanup.id = o.id;
+  }
+  // Only the runtime says what identity a container has: a client's look-alike annotations go.
+  for (const char* k : {edges::kAnnotationRole, edges::kAnnotationUri, edges::kAnnotationFingerprint})
+    c.annotations.erase(k);
+  if (ext && ext->mesh && ext->mesh->active()) {
+    // Per-edge mTLS: a fresh key and certificate on a tmpfs, the edge directories, and the
+    // mounts and hooks (sharness-edge up/down) that expose them.
+    policy::MeshHost mh{g.root, o.id, TRY(edges::edge_binary_path()), g.config_path};
+    uint32_t uid = TRY(edges::host_id(c.linux.uid_mappings, c.process->user.uid, "uid"));
+    uint32_t gid = TRY(edges::host_id(c.linux.gid_mappings, c.process->user.gid, "gid"));
+    cleanup.mesh = mh;
+    auto prov = TRY(edges::provision(*ext->mesh, mh, ca_dir(rc, g.root), uid, gid));
+    policy::apply_mesh_host(*ext->mesh, mh, c);
+    c.annotations[edges::kAnnotationRole] = *ext->mesh->role;
+    c.annotations[edges::kAnnotationUri] = prov.uri;
+    c.annotations[edges::kAnnotationFingerprint] = prov.fingerprint;
   }
   rec.bundle = b.path;
   rec.rootfs = b.rootfs;

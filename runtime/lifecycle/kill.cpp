@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/log.hpp"
+#include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
@@ -82,6 +83,8 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
     if (!r) log::warn(r.error().what());
   }
   if (rec.ephemeral_uid) TRYV(release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id));
+  // After poststop (sharness-edge down): the key's tmpfs and the edge sockets go.
+  TRYV(edges::unprovision(policy::MeshHost{dir.root(), rec.id, "", ""}));
   return dir.remove();
 }
 

@@ -24,7 +24,7 @@ bool is_plain_name(const std::string& n) {
 Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
-  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids"}));
+  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -33,6 +33,8 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
         return fail(origin + ": policyDirs[" + std::to_string(i) + "]: must be an absolute path");
   }
   TRYV(root.opt("defaultPolicy", rc.default_policy));
+  TRYV(root.opt("caDir", rc.ca_dir));
+  if (!rc.ca_dir.empty() && rc.ca_dir[0] != '/') return fail(origin + ": caDir: must be an absolute path");
   if (auto u = root.get("ephemeralUids")) {
     TRYV(u->only_keys({"first", "count"}));
     if (auto f = u->get("first")) rc.ephemeral_first = uint32_t(TRY(f->as_int_in(1000, 4000000000LL)));
@@ -41,6 +43,10 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
       return fail(origin + ": ephemeralUids: range goes past the largest uid");
   }
   return rc;
+}
+
+std::string ca_dir(const RuntimeConfig& rc, const std::string& state_root) {
+  return rc.ca_dir.empty() ? state_root + "/.ca" : rc.ca_dir;  // a dot: never a container id
 }
 
 Result<RuntimeConfig> load_runtime_config(const std::string& path, bool explicit_path) {

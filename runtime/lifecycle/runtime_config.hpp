@@ -1,6 +1,6 @@
 // The operator's runtime configuration (/etc/sharness/runtime.json, or --config):
 //   {"policyDirs": ["/etc/sharness/policies"], "defaultPolicy": "baseline",
-//    "ephemeralUids": {"first": 2000000000, "count": 65536}}
+//    "ephemeralUids": {"first": 2000000000, "count": 65536}, "caDir": "/etc/sharness/ca"}
 // and the choice of a container's policy at create: the operator's floor (--policy, or
 // defaultPolicy) intersected with the policy a client names in the annotation
 // org.sharness.policy. The annotation names a file in policyDirs, never a path: a client
@@ -23,7 +23,11 @@ struct RuntimeConfig {
   std::string default_policy;  // a name or a path; empty: no floor
   uint32_t ephemeral_first = 2000000000u;
   uint32_t ephemeral_count = 65536u;
+  std::string ca_dir;  // the edge CA (issue 9); empty: <state root>/.ca
 };
+
+// Where the certificate authority lives: caDir, else <state root>/.ca.
+std::string ca_dir(const RuntimeConfig& rc, const std::string& state_root);
 
 // Parse the runtime config (strict: unknown keys are errors).
 Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin);

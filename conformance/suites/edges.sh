@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# Per-edge mutual TLS (issue 9), with real containers: A (role app) reaches B (role db) over a
+# declared edge, over UNIX sockets between two empty network namespaces and over TCP; C, with no
+# edge to B, has no endpoint for it and cannot reach it; clients with a certificate from another
+# CA, of the wrong role, or expired are refused by B's proxy and B's service receives nothing;
+# the bytes between the proxies are TLS (a tap on the proxies' socket sees no plaintext);
+# certificates and keys are gone after delete and a new container never gets an old key; the
+# proxies run under their own uids with no capabilities and end with their containers.
+#
+# The workloads are conformance/tools/edge_peer.c (built with `cc -static`): a service that
+# records every byte it receives, a client, and the wire tap.
+#
+# Only our runtime has policies with edges (runc and crun have no --policy): every case is a
+# known failure there.
+. "$(dirname "$0")/../lib.sh"
+
+PEER_SRC=$SHARNESS_SOURCE_DIR/conformance/tools/edge_peer.c
+EDGE=$(dirname "$RUNTIME")/sharness-edge
+RT_BASE=("${RT_EXTRA[@]}")
+MESH=$STATE/.edges
+
+status_field() { sed -n "s/^$2:[[:space:]]*//p" <<<"$1"; }
+
+peer_tool() {
+  local bin=$TMP/edge_peer
+  if [ ! -x "$bin" ]; then
+    command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to build $PEER_SRC"
+    cc -static -O1 -o "$bin.tmp" "$PEER_SRC" >"$CASEDIR/cc.log" 2>&1 ||
+      skip "cc -static failed: $(head -3 "$CASEDIR/cc.log")"
+    mv "$bin.tmp" "$bin"
+  fi
+  echo "$bin"
+}
+
+# policy NAME NETWORK JSON-MEMBERS: a small policy (throwaway uid, no capabilities,
+# no_new_privs, the network given) plus the edge members, in $CASEDIR/NAME.json.
+policy() {
+  echo "{\"id\": \"$1\", \"version\": 1, \"network\": \"$2\",
+         \"identity\": {\"uid\": \"ephemeral\", \"capabilities\": [], \"noNewPrivileges\": true}${3:+, $3}}" \
+    >"$CASEDIR/$1.json"
+  echo "$CASEDIR/$1.json"
+}
+APP_UNIX='"role": "app", "edges": [{"to": "db", "over": "unix"}]'
+DB_UNIX='"role": "db", "accepts": {"roles": ["app"], "over": "unix"}'
+APP_TCP='"role": "app", "edges": [{"to": "db", "over": "tcp", "port": 15432}]'
+DB_TCP='"role": "db", "accepts": {"roles": ["app"], "over": "tcp", "port": 5432}'
+
+# bundle NAME SCRIPT: a busybox bundle running `sh -c SCRIPT` with edge_peer in /bin and a
+# world-writable /rec for the service's record (host: $B/rootfs/rec).
+bundle() {
+  local tool b
+  tool=$(peer_tool) || return 1
+  b=$(new_bundle "$1" sh -c "$2") || return 1
+  cp "$tool" "$b/rootfs/bin/edge_peer"
+  mkdir -p "$b/rootfs/rec"
+  chmod 0777 "$b/rootfs/rec"
+  echo "$b"
+}
+
+# under POLICY: later rt calls of this case run with the operator policy POLICY.
+under() { RT_EXTRA=("${RT_BASE[@]}" --policy "$1"); }
+
+# start_db ID unix|tcp: B running its recording service; waits until it listens. Sets DB_B.
+start_db() {
+  local id=$1 p script
+  if [ "$2" = unix ]; then
+    p=$(policy db-$id none "$DB_UNIX")
+    script='exec /bin/edge_peer serve unix "${SHARNESS_SERVICE#unix:}" /rec/got.log'
+  else
+    p=$(policy db-$id loopback "$DB_TCP")
+    script='exec /bin/edge_peer serve tcp "${SHARNESS_SERVICE##*:}" /rec/got.log'
+  fi
+  DB_B=$(bundle "b-$id" "$script") || return 1
+  under "$p"
+  start_detached "$DB_B" "$id" || return 1
+  wait_file "$DB_B/rootfs/rec/got.log.ready" 10
+}
+
+got() { cat "$DB_B/rootfs/rec/got.log" 2>/dev/null || true; }
+
+# run_app ID POLICY SCRIPT: A in the foreground; OUT, ERR, RC as run_in.
+run_app() {
+  local b
+  b=$(bundle "a-$1" "$3") || return 1
+  under "$2"
+  run_in "$b" "$1"
+}
+
+proxy_pid() { jq -r .pid "$STATE/$1/edge.json" 2>/dev/null; }
+
+# ---------------------------------------------------------------------------------------------
+
+case_unix_both_ways_empty_netns() {
+  known_fail runc crun
+  local db a p
+  db=$(newid db)
+  start_db "$db" unix || return
+  # B's network namespace: only lo, and it is down.
+  assert_eq "lo" "$(nsenter -t "$(pid_of "$db")" -n ip -o link | awk -F': ' '{print $2}' | tr '\n' ' ' | sed 's/ $//')" \
+    "B's interfaces"
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  run_app "$a" "$p" 'echo "ifs=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " \n")"; echo "role=$SHARNESS_ROLE";
+    echo "edge=$SHARNESS_EDGE_DB"; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" hello-from-app; echo'
+  assert_rc 0
+  assert_line "$OUT" '^ifs=lo$' "A's network namespace has only lo"
+  assert_line "$OUT" '^role=app$'
+  assert_line "$OUT" '^edge=unix:/run/sharness/edges/db.sock$'
+  assert_line "$OUT" '^reply:hello-from-app$' "A got B's answer"
+  assert_eq "hello-from-app" "$(got)" "B's service got A's message"
+  # state reports the role and the certificate fingerprint; explain lists the edge's two checks.
+  local st
+  st=$(rt state "$db")
+  assert_match "$st" '"org.sharness.edge.role": "db"'
+  assert_match "$st" '"org.sharness.identity.fingerprint": "[0-9a-f]{64}"'
+  assert_match "$(rt policy explain "$p")" 'edge to db over unix .*check 1.*check 2'
+}
+
+case_tcp_both_ways() {
+  known_fail runc crun
+  local db a p
+  db=$(newid db)
+  start_db "$db" tcp || return
+  a=$(newid app)
+  p=$(policy app-tcp loopback "$APP_TCP")
+  run_app "$a" "$p" 'echo "edge=$SHARNESS_EDGE_DB"; /bin/edge_peer call tcp "${SHARNESS_EDGE_DB##*:}" hello-over-tcp; echo'
+  assert_rc 0
+  assert_line "$OUT" '^edge=tcp:127.0.0.1:15432$'
+  assert_line "$OUT" '^reply:hello-over-tcp$'
+  assert_eq "hello-over-tcp" "$(got)"
+}
+
+case_no_edge_no_reach() {
+  known_fail runc crun
+  local db c p
+  db=$(newid db)
+  start_db "$db" unix || return
+  c=$(newid c)
+  # C has an identity and an edge, but to another role; and it tries every way it can think of.
+  p=$(policy web none '"role": "web", "edges": [{"to": "cache", "over": "unix"}]')
+  run_app "$c" "$p" '
+    env | grep "^SHARNESS_EDGE_DB" && echo "HAS-DB-ENV"
+    [ -e /run/sharness/edges/db.sock ] && echo "HAS-DB-ENDPOINT"
+    ls /run/sharness/edges
+    for s in $(find / /run/sharness -xdev -type s 2>/dev/null) /run/sharness/edges/db.sock '"$MESH"'/db.sock; do
+      /bin/edge_peer call unix "$s" from-c && echo "REACHED $s"
+    done
+    /bin/edge_peer call tcp 5432 from-c && echo "REACHED tcp"
+    echo done'
+  assert_rc 0
+  assert_line "$OUT" '^done$'
+  assert_line "$OUT" '^cache.sock$' "C's own edge endpoint exists (control)"
+  assert_not_contains "$OUT" "HAS-DB" "C has no endpoint for db"
+  assert_not_contains "$OUT" "REACHED" "C reached nothing"
+  assert_eq "" "$(got)" "B's service received no byte from C"
+  # And C with no role at all gets no identity and no edge directory.
+  c=$(newid c2)
+  p=$(policy plain none)
+  run_app "$c" "$p" 'ls /run/sharness 2>&1; env | grep -c ^SHARNESS_EDGE; echo done'
+  assert_line "$OUT" '^done$'
+  assert_line "$OUT" 'No such file or directory' "no /run/sharness without a role"
+  assert_eq "" "$(got)"
+}
+
+case_bad_certificates_refused() {
+  known_fail runc crun
+  local db d out
+  db=$(newid db)
+  start_db "$db" unix || return
+  d=$CASEDIR/certs
+  mkdir -p "$d"
+  rt ca issue --role intruder --name x1 --out "$d/role" >/dev/null || fail "ca issue (wrong role)"
+  rt ca issue --role app --name x2 --seconds 60 --backdate 7200 --out "$d/expired" >/dev/null ||
+    fail "ca issue (expired)"
+  rt ca init --dir "$d/otherca" >/dev/null || fail "ca init (other CA)"
+  rt ca issue --dir "$d/otherca" --role app --name x3 --out "$d/foreign" >/dev/null || fail "ca issue (other CA)"
+  # The foreign client trusts our CA (so it goes on): only B's proxy can refuse it.
+  cp "$STATE/.ca/ca.pem" "$d/foreign/ca.pem"
+  for k in role expired foreign; do
+    RC=0
+    out=$("$EDGE" connect --cert-dir "$d/$k" --socket "$MESH/db.sock" --role db <<<"payload-$k" 2>"$CASEDIR/$k.err") || RC=$?
+    assert_ne 0 "$RC" "a client with a bad certificate ($k) fails"
+    assert_eq "" "$out" "no answer for $k"
+    assert_eq "" "$(got)" "B's service received no byte after the $k client"
+  done
+  assert_eq 3 "$(grep -c 'service: refused' "$STATE/$db/edge.log")" "B's proxy logged three refusals"
+  assert_match "$(cat "$STATE/$db/edge.log")" 'expired'
+  # Control: a good certificate from our CA, role app, gets through.
+  rt ca issue --role app --name probe --out "$d/good" >/dev/null || fail "ca issue (good)"
+  out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db.sock" --role db <<<"payload-good" 2>&1)
+  assert_eq "reply:payload-good" "$out" "control: the good client is answered"
+  assert_eq "payload-good" "$(got)" "only the good client's bytes reached the service"
+}
+
+case_wire_is_tls() {
+  known_fail runc crun
+  local db a p tap msg
+  db=$(newid db)
+  start_db "$db" unix || return
+  # Interpose on the proxies' socket: A's proxy now connects to the tap, which records and relays.
+  mv "$MESH/db.sock" "$MESH/db.real.sock"
+  "$(peer_tool)" tap "$MESH/db.sock" "$MESH/db.real.sock" "$CASEDIR/wire.bin" &
+  tap=$!
+  for _ in $(seq 50); do [ -S "$MESH/db.sock" ] && break; sleep 0.1; done
+  msg=plaintext-secret-$RANDOM$RANDOM
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  run_app "$a" "$p" "/bin/edge_peer call unix \"\${SHARNESS_EDGE_DB#unix:}\" $msg; echo"
+  kill "$tap" 2>/dev/null || true
+  wait "$tap" 2>/dev/null || true
+  rm -f "$MESH/db.sock"
+  mv "$MESH/db.real.sock" "$MESH/db.sock"
+  assert_line "$OUT" "^reply:$msg\$" "the message went through the tap"
+  assert_eq "$msg" "$(got)" "and reached the service in plaintext (control)"
+  [ -s "$CASEDIR/wire.bin" ] || fail "the tap captured nothing"
+  if grep -aqF "$msg" "$CASEDIR/wire.bin"; then fail "the message is in plaintext on the wire"; fi
+  if grep -aqF "reply:" "$CASEDIR/wire.bin"; then fail "the answer is in plaintext on the wire"; fi
+  # A TLS handshake record (0x16, version 0x03 0x01) starts the stream.
+  assert_eq "160301" "$(head -c 3 "$CASEDIR/wire.bin" | od -An -tx1 | tr -d ' \n')" "TLS record header"
+}
+
+case_keys_gone_after_delete() {
+  known_fail runc crun
+  local a p b key1 fp1 key2 fp2 idir out uid
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'id -u; cat /run/sharness/identity/key.pem; (echo x >/run/sharness/identity/key.pem) 2>/dev/null || echo read-only')
+  under "$p"
+  must_create "$b" "$a" || return
+  idir=$STATE/$a/identity
+  key1=$(cat "$idir/key.pem")
+  fp1=$(rt state "$a" | jq -r '.annotations["org.sharness.identity.fingerprint"]')
+  assert_match "$fp1" '^[0-9a-f]{64}$'
+  assert_eq "$fp1" "$(openssl x509 -in "$idir/cert.pem" -noout -fingerprint -sha256 | cut -d= -f2 | tr -d : | tr A-F a-f)" \
+    "state's fingerprint is the certificate's"
+  assert_match "$(openssl x509 -in "$idir/cert.pem" -noout -ext subjectAltName)" "URI:spiffe://sharness.local/role/app/$a"
+  grep -q " $idir " /proc/self/mountinfo || fail "the identity is not on its own mount"
+  assert_eq tmpfs "$(stat -f -c %T "$idir")" "identity filesystem"
+  must_start "$a"
+  wait_status "$a" stopped 10
+  out=$(<"$CASEDIR/$a.out")
+  uid=$(head -1 <<<"$out")
+  assert_ne 0 "$uid" "the workload runs under a throwaway uid"
+  assert_eq "400 $uid" "$(stat -c '%a %u' "$idir/key.pem")" "key: 0400, owned by the workload's uid only"
+  assert_contains "$out" "$key1" "the workload reads its key"
+  assert_line "$out" '^read-only$' "the identity mount is read-only"
+  rt delete "$a" >/dev/null 2>&1 || fail "delete $a"
+  [ ! -e "$idir" ] || fail "identity dir left after delete: $(ls -la "$idir")"
+  if grep -q " $idir " /proc/self/mountinfo; then fail "identity tmpfs still mounted after delete"; fi
+  if grep -rqsF -- "$(sed -n 2p <<<"$key1")" "$STATE" 2>/dev/null; then fail "the key is still somewhere under the state dir"; fi
+  # A new container with the same id gets a new key and certificate.
+  must_create "$b" "$a" || return
+  key2=$(cat "$STATE/$a/identity/key.pem")
+  fp2=$(rt state "$a" | jq -r '.annotations["org.sharness.identity.fingerprint"]')
+  assert_ne "$key1" "$key2" "a new key"
+  assert_ne "$fp1" "$fp2" "a new certificate"
+  rt delete --force "$a" >/dev/null 2>&1
+}
+
+case_proxies_own_uid_no_caps_end_with_container() {
+  known_fail runc crun
+  local db a p b apid bpid s pid init_uid proxy_uids=()
+  db=$(newid db)
+  start_db "$db" unix || return
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  apid=$(proxy_pid "$a")
+  bpid=$(proxy_pid "$db")
+  [ -n "$apid" ] && [ -n "$bpid" ] || { fail "no proxy pids in edge.json"; return; }
+  for pid in "$apid" "$bpid"; do
+    s=$(cat "/proc/$pid/status") || { fail "proxy $pid is not running"; continue; }
+    proxy_uids+=("$(status_field "$s" Uid | awk '{print $1}')")
+    assert_eq "sharness-edge" "$(status_field "$s" Name)"
+    for f in CapInh CapPrm CapEff CapBnd CapAmb; do
+      assert_eq 0000000000000000 "$(status_field "$s" $f)" "proxy $pid $f"
+    done
+    assert_eq 1 "$(status_field "$s" NoNewPrivs)" "proxy $pid NoNewPrivs"
+    assert_eq 0 "$(status_field "$s" Groups | wc -w)" "proxy $pid supplementary groups"
+  done
+  for id in "$a" "$db"; do
+    init_uid=$(status_field "$(cat "/proc/$(pid_of "$id")/status")" Uid | awk '{print $1}')
+    for u in "${proxy_uids[@]}"; do
+      assert_ne "$init_uid" "$u" "a proxy shares $id's uid"
+      assert_ne 0 "$u" "a proxy runs as root"
+    done
+  done
+  assert_ne "${proxy_uids[0]}" "${proxy_uids[1]}" "each proxy has its own uid"
+  # The container ends: its proxy ends with it (before any delete).
+  rt kill "$a" KILL >/dev/null 2>&1
+  wait_status "$a" stopped 10
+  for _ in $(seq 50); do [ -d "/proc/$apid" ] && [ "$(awk '{print $3}' "/proc/$apid/stat" 2>/dev/null)" != Z ] || break; sleep 0.1; done
+  [ -d "/proc/$apid" ] && [ "$(awk '{print $3}' "/proc/$apid/stat" 2>/dev/null)" != Z ] &&
+    fail "A's proxy $apid outlived A"
+  # delete stops B's proxy and releases its uid.
+  rt delete --force "$db" >/dev/null 2>&1 || fail "delete $db"
+  [ -d "/proc/$bpid" ] && [ "$(awk '{print $3}' "/proc/$bpid/stat" 2>/dev/null)" != Z ] &&
+    fail "B's proxy $bpid outlived delete"
+  [ ! -e "$STATE/.uids/${proxy_uids[1]}" ] || fail "B's proxy uid claim left after delete"
+  [ ! -e "$MESH/db.sock" ] || fail "B's server socket left after delete"
+  rt delete --force "$a" >/dev/null 2>&1
+  [ ! -e "$STATE/.uids/${proxy_uids[0]}" ] || fail "A's proxy uid claim left after delete"
+}
+
+tcase "A reaches B over a unix edge, both ways, both network namespaces empty" case_unix_both_ways_empty_netns
+tcase "A reaches B over a tcp edge, both ways" case_tcp_both_ways
+tcase "C with no edge to B has no endpoint and cannot reach B" case_no_edge_no_reach
+tcase "another CA, wrong role, expired: refused, B's service gets no byte" case_bad_certificates_refused
+tcase "the bytes between the proxies are TLS" case_wire_is_tls
+tcase "keys and certificates are gone after delete; a new container gets a new key" case_keys_gone_after_delete
+tcase "proxies: own uids, no capabilities, end with their containers" case_proxies_own_uid_no_caps_end_with_container
+finish

@@ -1,0 +1,117 @@
+// Workload identity for per-edge mutual TLS (issue 9): the runtime's certificate authority and
+// the short-lived leaf certificates it issues, one per container with a `role`.
+//
+// A reusable library on purpose: the runtime (ca command, create), the edge proxies
+// (sharness-edge) and the KMS sidecar all use it, and they must agree on one trust domain.
+//
+//   CA directory (root-only, 0700): ca.key (PKCS#8 PEM, 0600), ca.pem (0644 inside the 0700 dir).
+//   Keys are Ed25519 (OpenSSL 3 EVP); certificates X.509 v3.
+//   CA:   CN "sharness CA <fingerprint prefix>", basicConstraints critical CA:TRUE pathlen 0,
+//         keyUsage critical keyCertSign|cRLSign, 10 years.
+//   Leaf: CN = the container id, URI SAN spiffe://sharness.local/role/<role>/<name>,
+//         basicConstraints critical CA:FALSE, keyUsage critical digitalSignature,
+//         extendedKeyUsage serverAuth+clientAuth (one leaf is both ends of its edges),
+//         a fresh key every time (never stored by the runtime), 128-bit random serial.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include "base/error.hpp"
+
+namespace sh::identity {
+
+inline constexpr const char* kTrustDomain = "sharness.local";
+inline constexpr const char* kContainerDir = "/run/sharness/identity";  // where a container finds its files
+inline constexpr const char* kCertFile = "cert.pem";
+inline constexpr const char* kKeyFile = "key.pem";
+inline constexpr const char* kCaFile = "ca.pem";
+inline constexpr int64_t kDefaultLeafSeconds = 24 * 3600;  // short-lived: one day
+
+struct PkeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using Cert = std::unique_ptr<X509, X509Free>;
+
+// Roles name components: 1-63 of a-z 0-9 '-', starting with a letter or digit. They go into
+// URIs, environment variable names and file names: nothing else is allowed.
+Result<void> validate_role(std::string_view role);
+
+// spiffe://sharness.local/role/<role>/<name>
+std::string spiffe_uri(std::string_view role, std::string_view name);
+struct SpiffeId {
+  std::string role, name;
+};
+// Parse a URI of exactly that shape (our trust domain); anything else is an error.
+Result<SpiffeId> parse_spiffe_uri(std::string_view uri);
+
+// The one URI SAN of a certificate; an error if it has none or more than one.
+Result<std::string> uri_san(X509* cert);
+// The role named by a certificate's SPIFFE URI SAN.
+Result<std::string> role_of(X509* cert);
+// Lowercase hex SHA-256 of the DER encoding ("openssl x509 -fingerprint -sha256", without colons).
+std::string fingerprint(X509* cert);
+
+std::string cert_pem(X509* cert);
+std::string key_pem(EVP_PKEY* key);  // PKCS#8, unencrypted
+Result<Cert> cert_from_pem(std::string_view pem, const std::string& what);
+Result<Pkey> key_from_pem(std::string_view pem, const std::string& what);
+
+struct LeafRequest {
+  std::string role;
+  std::string name;                    // the container id
+  int64_t seconds = kDefaultLeafSeconds;  // validity from not_before
+  int64_t backdate = 60;               // not_before = now - backdate (clock skew between processes)
+};
+
+struct Leaf {
+  std::string cert_pem, key_pem, ca_pem;
+  std::string uri, fingerprint;
+  int64_t not_after = 0;  // seconds since the epoch
+};
+
+class Ca;
+Result<Leaf> issue_leaf(const Ca& ca, const LeafRequest& req);
+
+class Ca {
+ public:
+  // The CA in `dir`, created (key, self-signed certificate, 0700 dir, 0600 key) when absent.
+  // `created` tells the caller which happened.
+  static Result<Ca> ensure(const std::string& dir, bool* created = nullptr);
+  // The CA in `dir`; an error if there is none.
+  static Result<Ca> load(const std::string& dir);
+  // A new key and certificate replace the old ones (kept as ca.pem.prev / ca.key.prev, 0600):
+  // leaves issued before no longer verify, containers must be recreated.
+  static Result<Ca> rotate(const std::string& dir);
+
+  X509* cert() const { return cert_.get(); }
+  const std::string& dir() const { return dir_; }
+  std::string pem() const { return cert_pem(cert_.get()); }
+
+ private:
+  std::string dir_;
+  Pkey key_;
+  Cert cert_;
+  friend Result<Leaf> issue_leaf(const Ca&, const LeafRequest&);
+};
+
+// A fresh Ed25519 key and a certificate for it signed by `ca`.
+Result<Leaf> issue_leaf(const Ca& ca, const LeafRequest& req);
+
+// Write cert.pem, key.pem and ca.pem into an existing directory fd (each 0400),
+// owned by uid:gid. Used for the container's identity tmpfs.
+Result<void> write_leaf(int dirfd, const Leaf& leaf, uint32_t uid, uint32_t gid);
+
+// The last OpenSSL error queue entries as text (and clears the queue).
+std::string ssl_errors();
+
+}  // namespace sh::identity

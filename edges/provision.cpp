@@ -1,0 +1,131 @@
+#include "edges/provision.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "base/fd.hpp"
+#include "base/file.hpp"
+#include "edges/identity.hpp"
+
+namespace sh::edges {
+namespace {
+
+Result<void> make_dir(const std::string& path, mode_t mode, uint32_t uid, uint32_t gid) {
+  if (::mkdir(path.c_str(), mode) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
+  Fd d = TRY(open_file(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  // mkdir's mode went through the umask: set it exactly.
+  if (::fchmod(d.get(), mode) < 0) return sys_error("chmod " + path);
+  if (::fchown(d.get(), uid, gid) < 0) return sys_error("chown " + path);
+  return {};
+}
+
+// Unlink everything below dirfd, never following a symlink out of it.
+Result<void> empty_dir(int dirfd, const std::string& path) {
+  Fd dup(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dup) return sys_error("open " + path);
+  DIR* d = ::fdopendir(dup.release());
+  if (!d) return sys_error("opendir " + path);
+  Result<void> r;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    if (::unlinkat(dirfd, n.c_str(), 0) == 0 || errno == ENOENT) continue;
+    if (errno != EISDIR) {
+      r = sys_error("remove " + path + "/" + n);
+      break;
+    }
+    Fd sub(::openat(dirfd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!sub) {
+      r = sys_error("open " + path + "/" + n);
+      break;
+    }
+    r = empty_dir(sub.get(), path + "/" + n);
+    if (r && ::unlinkat(dirfd, n.c_str(), AT_REMOVEDIR) < 0) r = sys_error("rmdir " + path + "/" + n);
+    if (!r) break;
+  }
+  ::closedir(d);
+  return r;
+}
+
+bool mounted_at(const std::string& path) {
+  struct stat a {}, b {};
+  if (::lstat(path.c_str(), &a) < 0 || ::lstat((path + "/..").c_str(), &b) < 0) return false;
+  return a.st_dev != b.st_dev;
+}
+
+}  // namespace
+
+Result<uint32_t> host_id(const std::vector<oci::IdMapping>& maps, uint32_t id, const char* what) {
+  if (maps.empty()) return id;
+  for (const auto& m : maps)
+    if (id >= m.container_id && uint64_t(id) < uint64_t(m.container_id) + m.size) return m.host_id + (id - m.container_id);
+  return fail(std::string("container ") + what + " " + std::to_string(id) + " is not in the id mappings");
+}
+
+Result<void> remove_tree(const std::string& path) {
+  Fd d(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!d) {
+    if (errno == ENOENT) return {};
+    return sys_error("open " + path);
+  }
+  TRYV(empty_dir(d.get(), path));
+  if (::rmdir(path.c_str()) < 0 && errno != ENOENT) return sys_error("rmdir " + path);
+  return {};
+}
+
+Result<std::string> edge_binary_path() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n < 0) return sys_error("readlink /proc/self/exe");
+  std::string self(buf, size_t(n));
+  std::string path = self.substr(0, self.rfind('/') + 1) + "sharness-edge";
+  if (::access(path.c_str(), X_OK) < 0)
+    return sys_error("the edge proxy " + path + " (installed next to " + self + ")");
+  return path;
+}
+
+Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
+                              uint32_t uid, uint32_t gid) {
+  if (!m.active()) return fail("edges: the policy gives the container no role");
+  auto ca = TRYC("edges: CA", identity::Ca::ensure(ca_dir));
+  identity::LeafRequest req;
+  req.role = *m.role;
+  req.name = h.id;
+  auto leaf = TRYC("edges: certificate for " + h.id, identity::issue_leaf(ca, req));
+
+  std::string idir = policy::host_identity_dir(h);
+  TRYV(make_dir(idir, 0700, 0, 0));
+  std::string opts = "mode=0500,size=64k,nr_inodes=16,uid=" + std::to_string(uid) + ",gid=" + std::to_string(gid);
+  if (::mount("sharness-identity", idir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts.c_str()) < 0)
+    return sys_error("mount identity tmpfs on " + idir);
+  Fd d = TRY(open_file(idir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  TRYV(identity::write_leaf(d.get(), leaf, uid, gid));
+
+  if (m.edges && !m.edges->empty()) TRYV(make_dir(policy::host_edges_dir(h), 0755, 0, 0));
+  if (m.accepts && !m.accepts->tcp) TRYV(make_dir(policy::host_service_dir(h), 0711, uid, gid));
+  TRYV(make_dir(policy::mesh_dir(h.state_root), 0755, 0, 0));
+  return Provisioned{leaf.uri, leaf.fingerprint, leaf.not_after};
+}
+
+Result<void> unprovision(const policy::MeshHost& h) {
+  std::string idir = policy::host_identity_dir(h);
+  // The tmpfs goes with its last reference (the container's mount namespace holds one until
+  // its last process is gone): detach it here, nothing can open it by path any more.
+  if (mounted_at(idir)) {
+    // Unlink the key first: a process still holding the mount sees it gone too.
+    Fd d = TRY(open_file(idir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    TRYV(empty_dir(d.get(), idir));
+    if (::umount2(idir.c_str(), MNT_DETACH) < 0) return sys_error("unmount " + idir);
+  }
+  if (::rmdir(idir.c_str()) < 0 && errno != ENOENT) return sys_error("rmdir " + idir);
+  TRYV(remove_tree(policy::host_edges_dir(h)));
+  TRYV(remove_tree(policy::host_service_dir(h)));
+  return {};
+}
+
+}  // namespace sh::edges

@@ -1,0 +1,44 @@
+// The host side of a container's identity and edges, made by `create` and undone by `delete`:
+//   <root>/<id>/identity  a tmpfs (nosuid,nodev,noexec, mode 0500, owned by the container's
+//                         user) holding cert.pem, key.pem, ca.pem (0400): the key is generated
+//                         for this container, never written to disk, gone when the tmpfs is;
+//   <root>/<id>/edges     0755 root: the client proxy's plaintext sockets, one per UNIX edge;
+//   <root>/<id>/service   0711, owned by the container's user: where its service listens;
+//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>.sock.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "oci/config.hpp"
+#include "spec-mapping/mesh.hpp"
+
+namespace sh::edges {
+
+struct Provisioned {
+  std::string uri, fingerprint;
+  int64_t not_after = 0;
+};
+
+inline constexpr const char* kAnnotationRole = "org.sharness.edge.role";
+inline constexpr const char* kAnnotationFingerprint = "org.sharness.identity.fingerprint";
+inline constexpr const char* kAnnotationUri = "org.sharness.identity.uri";
+
+// Issue the container's leaf from the CA in ca_dir (created on first use) and lay out the
+// directories above. uid/gid: the container user as the host sees it.
+Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
+                              uint32_t uid, uint32_t gid);
+// Unmount the identity tmpfs and remove the container's directories. Idempotent.
+Result<void> unprovision(const policy::MeshHost& h);
+
+// sharness-edge next to the running binary (/proc/self/exe).
+Result<std::string> edge_binary_path();
+
+// The host id of a container id through OCI id mappings (identity when there are none).
+Result<uint32_t> host_id(const std::vector<oci::IdMapping>& maps, uint32_t id, const char* what);
+
+// Remove a directory tree without following symlinks (for directories a container could write).
+Result<void> remove_tree(const std::string& path);
+
+}  // namespace sh::edges

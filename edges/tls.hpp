@@ -1,0 +1,41 @@
+// The TLS half of the edge proxies (issue 9): TLS 1.3 only, mutual, chains to the runtime's CA,
+// and the peer's role (from its SPIFFE URI SAN) checked inside certificate verification, so a
+// wrong certificate fails the handshake before any payload is read or forwarded.
+#pragma once
+#include <openssl/ssl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+
+namespace sh::edges {
+
+struct CtxFree {
+  void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
+};
+struct SslFree {
+  void operator()(SSL* s) const { SSL_free(s); }
+};
+using Ctx = std::unique_ptr<SSL_CTX, CtxFree>;
+using Ssl = std::unique_ptr<SSL, SslFree>;
+
+// A context with our certificate and key that trusts only `ca_pem` and demands a peer
+// certificate (servers too: mutual). No session tickets or resumption: every connection is a
+// full handshake with a verified chain.
+Result<Ctx> make_ctx(bool server, const std::string& cert_pem, const std::string& key_pem, const std::string& ca_pem);
+
+// The handshake on a connected socket; the peer's certificate must chain to the CA and name one
+// of `roles`. The fd stays owned by the caller. `timeout_s` bounds a silent peer.
+Result<Ssl> handshake(SSL_CTX* ctx, int fd, bool server, const std::vector<std::string>& roles, int timeout_s = 10);
+
+// The peer's SPIFFE URI (after a successful handshake).
+std::string peer_uri(SSL* ssl);
+
+// Copy plaintext in_fd -> TLS and TLS -> out_fd until both directions are closed (EOF on one side
+// becomes close_notify / shutdown(SHUT_WR) on the other). Returns an error if TLS failed (for
+// example the peer refused our certificate with an alert).
+Result<void> relay(int in_fd, int out_fd, SSL* ssl, int tls_fd);
+
+}  // namespace sh::edges
