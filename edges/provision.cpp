@@ -10,6 +10,7 @@
 
 #include "base/fd.hpp"
 #include "base/file.hpp"
+#include "runtime/linux/sealed_exe.hpp"
 #include "edges/identity.hpp"
 
 namespace sh::edges {
@@ -79,10 +80,7 @@ Result<void> remove_tree(const std::string& path) {
 }
 
 Result<std::string> edge_binary_path() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n < 0) return sys_error("readlink /proc/self/exe");
-  std::string self(buf, size_t(n));
+  std::string self = TRY(sealed_exe::binary_path());
   std::string path = self.substr(0, self.rfind('/') + 1) + "sharness-edge";
   if (::access(path.c_str(), X_OK) < 0)
     return sys_error("the edge proxy " + path + " (installed next to " + self + ")");

@@ -19,6 +19,7 @@
 
 #include "base/fd.hpp"
 #include "base/file.hpp"
+#include "runtime/linux/sealed_exe.hpp"
 #include "base/json.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "spec-mapping/syscall_groups.hpp"
@@ -537,12 +538,7 @@ bool exists(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0;
 }
 
-Result<std::string> self_exe() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n < 0) return sys_error("readlink /proc/self/exe");
-  return std::string(buf, size_t(n));
-}
+Result<std::string> self_exe() { return sealed_exe::binary_path(); }
 
 Result<std::string> resolve_policy(const std::string& name, const RuntimeConfig& rc, const std::string& exe) {
   std::vector<std::string> tried;

@@ -24,8 +24,17 @@ extern char** environ;
 namespace sh::sealed_exe {
 namespace {
 
-// Set across the re-exec only, so a copy that still does not look sealed fails instead of looping.
+// Set across the re-exec only, to the binary's path on disk: a copy that still does not look sealed
+// fails instead of looping, and binary_path() still knows where the runtime is installed.
 constexpr const char* kGuard = "_SHARNESS_SEALED_REEXEC";
+std::string g_disk_path;  // from kGuard, once re-executed
+
+Result<std::string> self_path() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return sys_error("readlink /proc/self/exe");
+  return std::string(buf, size_t(n));
+}
 
 std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
@@ -48,10 +57,7 @@ Result<Fd> detached_mount(const char* fstype, const std::string& lower1, const s
 
 // The running binary as seen through a read-only overlay of its own directory.
 Result<Fd> overlay_copy(const struct stat& self) {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return sys_error("readlink /proc/self/exe");
-  std::string path(buf, size_t(n));
+  std::string path = TRY(self_path());
   size_t slash = path.rfind('/');
   if (path[0] != '/' || slash == std::string::npos || path.ends_with(" (deleted)"))
     return fail("the runtime binary has no usable path: " + path);
@@ -102,6 +108,7 @@ bool is_sealed() {
 
 Result<void> reexec(char** argv) {
   if (is_sealed()) {
+    if (const char* p = std::getenv(kGuard)) g_disk_path = p;
     ::unsetenv(kGuard);
     return {};
   }
@@ -116,11 +123,17 @@ Result<void> reexec(char** argv) {
                   "; " + mem.error().what());
     exe = std::move(mem);
   }
-  ::setenv(kGuard, "1", 1);
+  std::string disk = TRY(self_path());
+  ::setenv(kGuard, disk.c_str(), 1);
   ::execveat(exe->get(), "", argv, environ, AT_EMPTY_PATH);
   int e = errno;
   ::unsetenv(kGuard);
   return sys_error("re-execute the runtime from its sealed copy", e);
+}
+
+Result<std::string> binary_path() {
+  if (!g_disk_path.empty()) return g_disk_path;
+  return self_path();
 }
 
 }  // namespace sh::sealed_exe

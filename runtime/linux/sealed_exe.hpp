@@ -18,4 +18,8 @@ bool is_sealed();
 // copy could be made (the caller must refuse to go on).
 Result<void> reexec(char** argv);
 
+// The runtime binary's path on disk, also after a re-exec from a sealed copy (whose
+// /proc/self/exe names the copy): for finding files installed next to it.
+Result<std::string> binary_path();
+
 }  // namespace sh::sealed_exe
