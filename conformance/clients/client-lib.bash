@@ -18,7 +18,9 @@ ensure_pkgs() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "# installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+  # A fresh machine may have no package lists yet: update once and retry.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
 busybox_rootfs_tar() {
