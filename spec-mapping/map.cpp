@@ -23,13 +23,6 @@ Result<Policy> load_policies(const std::vector<std::string>& paths) {
   return p;
 }
 
-Result<Policy> effective_policy(const Policy& floor, const oci::Config& c) {
-  auto it = c.annotations.find(kAnnotationPolicy);
-  if (it == c.annotations.end()) return floor;
-  auto client = TRY(parse_policy(it->second, std::string("annotation ") + kAnnotationPolicy));
-  return intersect(floor, client);
-}
-
 Result<std::string> map_policy_json(const Policy& p, bool pretty) {
   oci::Config c;
   Extension ext;
@@ -68,7 +61,12 @@ Result<std::string> merged_config_json(const Policy& floor, std::string_view con
   if (doc.root().get("sharness"))
     return fail(origin + ": already carries a \"sharness\" block (a policy was applied): apply to the original config");
   oci::Config c = TRY(oci::parse_config(config_text, origin));
-  Policy p = TRY(effective_policy(floor, c));
+  // The annotation names an installed policy that only create resolves (runtime config's
+  // policyDirs): applying the floor alone would silently drop it.
+  if (c.annotations.contains(kAnnotationPolicy))
+    return fail(origin + ": annotations." + kAnnotationPolicy + " names an installed policy, applied at create; " +
+                "give it to `policy apply` as another --policy instead");
+  Policy p = floor;
   Extension ext;
   TRYV(apply_to_config(p, c, ext));
   json::Writer w(pretty);

@@ -16,9 +16,6 @@ namespace sh::policy {
 // Load policy files and intersect them in order (the first is the floor).
 Result<Policy> load_policies(const std::vector<std::string>& paths);
 
-// The floor intersected with the client's policy from the config's annotation
-// org.sharness.policy (JSON text), if there is one: a client can only tighten.
-Result<Policy> effective_policy(const Policy& floor, const oci::Config& c);
 
 // Without a bundle: the OCI sections the policy maps to (process.user/capabilities/rlimits/
 // noNewPrivileges/env, root.readonly, mounts, annotations, linux.namespaces/resources/devices/

@@ -351,19 +351,18 @@ BOOST_AUTO_TEST_CASE(env_annotations_and_extension) {
   BOOST_TEST(!a.ext.bounds.empty());
 }
 
-BOOST_AUTO_TEST_CASE(an_annotation_policy_cannot_loosen_the_floor) {
+BOOST_AUTO_TEST_CASE(a_client_policy_cannot_loosen_the_floor) {
   Policy floor = parse(kPolicy);
   // The client asks for more memory, host network, CAP_SYS_ADMIN, ptrace, and tightens pids.
-  std::string client = R"({"id": "client", "version": 1, "network": "host", "memory": {"limit": "1GiB"},
+  auto client = parse_policy(R"({"id": "client", "version": 1, "network": "host", "memory": {"limit": "1GiB"},
       "identity": {"capabilities": ["CAP_SYS_ADMIN", "CAP_KILL"]}, "pids": {"limit": 2},
-      "syscalls": {"defaultAction": "log", "allow": ["ptrace", "read", "write"]}})";
+      "syscalls": {"defaultAction": "log", "allow": ["ptrace", "read", "write"]}})");
+  BOOST_REQUIRE(client);
+  Policy eff = intersect(floor, *client);
+  BOOST_TEST(eff.id == "strict+client");
   oci::Config c = config(kConfig);
-  c.annotations[kAnnotationPolicy] = client;
-  auto eff = effective_policy(floor, c);
-  BOOST_REQUIRE(eff);
-  BOOST_TEST(eff->id == "strict+client");
   Extension ext;
-  BOOST_REQUIRE(apply_to_config(*eff, c, ext));
+  BOOST_REQUIRE(apply_to_config(eff, c, ext));
   BOOST_TEST(*c.linux.resources->memory->limit == 128ll << 20);
   BOOST_TEST(c.linux.resources->pids->limit == 2);
   BOOST_TEST(c.find_namespace("network")->path == "");
@@ -372,11 +371,16 @@ BOOST_AUTO_TEST_CASE(an_annotation_policy_cannot_loosen_the_floor) {
   BOOST_TEST(!has(ext.seccomp->syscalls[0].names, "ptrace"));
   BOOST_TEST(has(ext.seccomp->syscalls[0].names, "read"));
   BOOST_TEST(c.annotations.at(kAnnotationId) == "strict+client");
-  // A broken annotation is an error, not ignored.
-  c.annotations[kAnnotationPolicy] = R"({"id": "x", "version": 1, "memory": {"limitt": 1}})";
-  auto bad = effective_policy(floor, c);
-  BOOST_REQUIRE(!bad);
-  BOOST_TEST(bad.error().what() == "annotation org.sharness.policy: memory.limitt: unknown key");
+}
+
+BOOST_AUTO_TEST_CASE(policy_apply_refuses_a_config_naming_a_policy_by_annotation) {
+  // Only create resolves the annotation (from the runtime config's policy directories).
+  auto r = merged_config_json(parse(kPolicy),
+                              R"({"ociVersion": "1.0.2", "root": {"path": "rootfs"}, "process": {"args": ["sh"], "cwd": "/"},
+                                  "annotations": {"org.sharness.policy": "harsh"}})",
+                              "b/config.json", false);
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.error().what().find("annotations.org.sharness.policy names an installed policy") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(merged_config_json_has_the_sharness_block) {
