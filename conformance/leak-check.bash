@@ -13,9 +13,9 @@ leak_bundle() {
 
 # live_pids_in_cgroup PATH: live (not zombie) pids whose /proc/PID/cgroup names PATH or below
 # (PATH: letters, digits, "-", "_", "/" only).
-live_pids_in_cgroup() { _live $(grep -lsE -- "$1(/|\$)" /proc/[0-9]*/cgroup); }
+live_pids_in_cgroup() { _live $(grep -lsE -- "$1(/|\$)" /proc/[0-9]*/cgroup || true); }
 # live_pids_with_arg ARG: live pids with an argv element equal to ARG.
-live_pids_with_arg() { _live $(grep -lszxF -- "$1" /proc/[0-9]*/cmdline); }
+live_pids_with_arg() { _live $(grep -lszxF -- "$1" /proc/[0-9]*/cmdline || true); }
 _live() {  # /proc/PID/FILE...: the pids among them that are alive (not zombies), this shell excepted
   local f p
   for f in "$@"; do
