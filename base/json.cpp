@@ -203,10 +203,41 @@ Result<void> check_duplicates(yajl_val v, const std::string& path) {
 }
 }  // namespace
 
+namespace {
+// Nesting is bounded before yajl sees the text: yajl_tree_free and check_duplicates recurse
+// once per level (100000 levels overflowed the stack), and yajl's generator cannot re-emit
+// more than YAJL_MAX_DEPTH - 1 levels. A flat scan of brackets outside strings is enough:
+// malformed text that passes it is yajl's to refuse.
+Result<void> check_depth(std::string_view text, const std::string& origin) {
+  size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        return fail(origin + ": invalid JSON: nested deeper than " + std::to_string(kMaxDepth) +
+                    " levels (at byte " + std::to_string(i) + ")");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+}  // namespace
+
 Result<Document> Document::parse(std::string_view text, std::string origin) {
   // yajl wants a NUL-terminated buffer; refuse embedded NULs rather than truncate.
+  if (text.find('\0') != std::string_view::npos) return fail(origin + ": invalid JSON: contains a NUL byte");
+  TRYV(check_depth(text, origin));
   std::string buf(text);
-  if (buf.find('\0') != std::string::npos) return fail(origin + ": invalid JSON: contains a NUL byte");
   char err[512] = {0};
   yajl_val v = yajl_tree_parse(buf.c_str(), err, sizeof err);
   if (!v) {

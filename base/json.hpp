@@ -74,6 +74,10 @@ class Value {
   std::string path_;
 };
 
+// The deepest nesting (arrays and objects) a document may have; OCI documents use about 8.
+// Below YAJL_MAX_DEPTH (128), so whatever parses can be written back by Writer.
+inline constexpr size_t kMaxDepth = 100;
+
 // An owned parsed document.
 class Document {
  public:

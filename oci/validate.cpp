@@ -178,6 +178,13 @@ Result<void> check_uts(const Checker& k, const Config& c) {
     return k.error("hostname", "setting the hostname requires a uts namespace in linux.namespaces");
   if (!c.domainname.empty() && !c.has_namespace("uts"))
     return k.error("domainname", "setting the domainname requires a uts namespace in linux.namespaces");
+  // The kernel's limit (__NEW_UTS_LEN): refused here, with the path, not by init's sethostname.
+  constexpr size_t kMax = 64;
+  if (c.hostname.size() > kMax)
+    return k.error("hostname", "longer than " + std::to_string(kMax) + " bytes (" + std::to_string(c.hostname.size()) + ")");
+  if (c.domainname.size() > kMax)
+    return k.error("domainname",
+                   "longer than " + std::to_string(kMax) + " bytes (" + std::to_string(c.domainname.size()) + ")");
   return {};
 }
 

@@ -137,8 +137,10 @@ case_preserve_fds_beyond_callers() {
   bad=$(fd_lines "$out" | grep -vE '^[012] -> ' || true)
   # runc 1.1.5 hands over its own O_PATH fd of the host's /sys/fs/cgroup and its epoll fd
   known_fail runc
-  known_fail sharness-runtime  # BUG-3: hands over the start socket (run) / init's pidfd (exec)
   assert_eq "" "$bad" "runtime fds that reached the container (run)"
+  # ours refuses before it opens anything of its own
+  [ "$RUNTIME_NAME" != sharness-runtime ] ||
+    assert_match "$(<"$CASEDIR/b.err")" '--preserve-fds 3: fd 3 is not open' "run refused"
   b=$(new_bundle b2 sleep 600)
   id=$(newid ex)
   start_detached "$b" "$id"
@@ -146,6 +148,8 @@ case_preserve_fds_beyond_callers() {
   echo "exec --preserve-fds 3 (rc $CMD_RC): $CMD_OUT"
   bad=$(fd_lines "$CMD_OUT" | grep -vE '^[012] -> ' || true)
   assert_eq "" "$bad" "runtime fds that reached the container (exec)"
+  [ "$RUNTIME_NAME" != sharness-runtime ] ||
+    assert_match "$CMD_OUT" '--preserve-fds 3: fd 3 is not open' "exec refused"
 }
 
 tcase "process.cwd=/proc/self/fd/N (3..15) with run: refused or inside" case_run_cwd_proc_self_fd

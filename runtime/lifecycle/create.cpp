@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "base/fault.hpp"
 #include "base/file.hpp"
 #include "base/log.hpp"
 #include "edges/provision.hpp"
@@ -24,6 +25,8 @@
 #include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
+#include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
@@ -197,6 +200,7 @@ Result<void> start_watchdog(const Record& rec, const cgroups::Cgroup& cg, uint64
 }
 
 Result<Launched> create(const Globals& g, const CreateOptions& o) {
+  TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   TRYV(validate_id(o.id));
   Bundle b = TRY(load_bundle(o.bundle));
   oci::Config& c = b.config;
@@ -223,6 +227,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ContainerDir dir = TRY(store.create(o.id));
   Cleanup cleanup;
   cleanup.dir = &dir;
+  fault::point("create.claimed");
 
   Record rec;
   rec.id = o.id;
@@ -257,6 +262,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   rec.annotations = c.annotations;
   // exec re-reads this: with a policy it is the tightened config with its sharness block.
   TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? oci::config_to_json(c, false) : b.config_text, 0600));
+  fault::point("create.config-saved");
 
   auto layout = TRY(cgroups::detect_layout());
   rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
@@ -264,6 +270,10 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   cleanup.cgroup.emplace(layout, rec.cgroup_path);
   cgroups::Cgroup& cg = *cleanup.cgroup;
   bool has_cgroup = true;
+  // Recorded before it exists: a runtime killed from here on leaves a state that names the
+  // cgroup, so `delete --force` removes it.
+  TRYV(dir.save(rec));
+  fault::point("create.state-saved");
   if (auto r = cg.create(&res); !r) {
     cleanup.cgroup.reset();  // create() removes what it made
     // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
@@ -275,8 +285,9 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     log::warn("rootless: no cgroup for container " + o.id + ": " + r.error().what());
     has_cgroup = false;
     rec.cgroup_path.clear();
+    TRYV(dir.save(rec));
   }
-  TRYV(dir.save(rec));  // state is readable ("creating") while init is set up
+  fault::point("create.cgroup-made");
 
   Fd listener = TRY(listen_start_socket(dir));
   int sp[2];
@@ -337,6 +348,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   }
   cleanup.pid = pid_t(pid);
   Fd pidfd_owner(pidfd);
+  fault::point("create.cloned");
   child_sock.reset();
   listener.reset();
   console.reset();
@@ -348,17 +360,25 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   rec.pid = pid_t(pid);
   auto st = proc::stat(rec.pid);
   rec.start_time = st ? st->start_time : 0;
+  // init gone without a word (killed from outside, crashed): say how it ended.
+  auto init_died = [&]() -> std::unexpected<Error> {
+    int status = 0;
+    ::waitpid(pid_t(pid), &status, 0);
+    cleanup.pid = 0;
+    return fail("container init exited unexpectedly, without a message (" + describe_wait_status(status) + ")");
+  };
+  auto send_to_init = [&](sync::Msg type, const std::string& payload) -> Result<void> {
+    auto r = sync::send(parent_sock.get(), type, payload);
+    if (!r && (r.error().err == EPIPE || r.error().err == ECONNRESET)) return init_died();
+    return r;
+  };
   std::string creating = oci::hook_state_json(to_state(rec, Status::creating));
-  TRYV(sync::send(parent_sock.get(), sync::Msg::go, creating));
+  TRYV(send_to_init(sync::Msg::go, creating));
+  fault::point("create.go-sent");
 
   for (;;) {
     auto m = TRY(sync::recv(parent_sock.get()));
-    if (!m) {
-      int status = 0;
-      ::waitpid(pid_t(pid), &status, 0);
-      cleanup.pid = 0;
-      return fail("container init exited unexpectedly (status " + std::to_string(status) + ")");
-    }
+    if (!m) return init_died();
     if (m->type == sync::Msg::error) return fail(m->payload);
     if (m->type == sync::Msg::hooks_request) {
       auto r = hooks::run(c.hooks.prestart, "prestart", creating);
@@ -367,15 +387,19 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
         (void)sync::send(parent_sock.get(), sync::Msg::error, r.error().what());
         return fail(r.error());
       }
-      TRYV(sync::send(parent_sock.get(), sync::Msg::hooks_done, creating));
+      fault::point("create.hooks-run");
+      TRYV(send_to_init(sync::Msg::hooks_done, creating));
       continue;
     }
     if (m->type == sync::Msg::ready) break;
     return fail("protocol error: unexpected message from container init");
   }
 
+  fault::point("create.init-ready");  // init waits at the barrier; the state has no pid yet
   TRYV(dir.save(rec));
+  fault::point("create.saved");
   if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, rec.pid));
+  fault::point("create.pid-file-written");
   // The clock runs from create: a Boundary outside the container that ends with it.
   if (ext && ext->wall_clock_seconds && has_cgroup) TRYV(start_watchdog(rec, cg, *ext->wall_clock_seconds));
   cleanup.armed = false;

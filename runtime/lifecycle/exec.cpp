@@ -16,6 +16,7 @@
 #include "base/file.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "spec-mapping/extension.hpp"
+#include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -144,6 +145,7 @@ Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o
 }
 
 Result<int> exec(const Globals& g, const ExecOptions& o) {
+  TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   Store store(g.root);
   ContainerDir dir = TRY(store.open(o.id, Lock::shared));
   Record rec = TRY(dir.load());

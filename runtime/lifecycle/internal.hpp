@@ -15,6 +15,8 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec);
 Result<void> write_pid_file(const std::string& path, pid_t pid);
 // A wait status as a shell reports it: the exit code, or 128+signal when killed.
 int exit_code(int wait_status);
+// A wait status in words: "exit code 1", "killed by signal 9 (Killed)".
+std::string describe_wait_status(int wait_status);
 // Wait for a child we launched, forwarding the signals a user sends us; returns its exit
 // code (128+signal when killed).
 Result<int> wait_forwarding(const Launched& l);

@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/fault.hpp"
 #include "base/log.hpp"
 #include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
@@ -71,17 +72,21 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
 }
 
 Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
+  fault::point("delete.locked");
   kill_and_wait(rec);
+  fault::point("delete.killed");
   if (!rec.cgroup_path.empty()) {
     auto cg = cgroup_of(rec);
     if (cg) TRYC("remove cgroup " + rec.cgroup_path, cg->destroy());
   }
+  fault::point("delete.cgroup-removed");
   auto cfg = load_saved_config(dir);
   if (cfg && !cfg->hooks.poststop.empty()) {
     // The spec: a failing poststop hook is a warning, the delete goes on.
     auto r = hooks::run(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
     if (!r) log::warn(r.error().what());
   }
+  fault::point("delete.poststop-run");
   if (rec.ephemeral_uid) TRYV(release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id));
   // After poststop (sharness-edge down): the key's tmpfs and the edge sockets go.
   TRYV(edges::unprovision(policy::MeshHost{dir.root(), rec.id, "", ""}));

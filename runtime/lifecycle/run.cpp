@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/lifecycle/tty_proxy.hpp"
 #include <sys/socket.h>
@@ -19,6 +22,13 @@ int exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 255;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
+  return "wait status " + std::to_string(status);
 }
 
 Result<int> wait_forwarding(const Launched& l) {
@@ -48,6 +58,7 @@ Result<int> wait_forwarding(const Launched& l) {
 }
 
 Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool keep) {
+  TRYV(check_preserved_fds(opts.preserve_fds));  // before the console socketpair below
   CreateOptions o = opts;
   // A terminal with nobody to hand the pty to: take it ourselves (as runc does).
   Fd ours, theirs;

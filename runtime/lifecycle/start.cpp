@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "base/fault.hpp"
 #include "base/file.hpp"
 #include "base/log.hpp"
 #include "hooks/hooks.hpp"
@@ -31,13 +32,17 @@ Result<void> start_locked(ContainerDir& dir, Record& rec) {
   std::memcpy(addr.sun_path, path.c_str(), std::min(path.size() + 1, sizeof addr.sun_path - 1));
   if (::connect(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
     return sys_error("start container " + rec.id + ": connect to init");
+  fault::point("start.connected");
   ::unlinkat(dir.fd(), "start.sock", 0);
   TRYV(sync::send(sock.get(), sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
+  fault::point("start.sent");
   // init closes the socket by exec'ing (CLOEXEC); anything it sends is an error.
   auto m = TRY(sync::recv(sock.get()));
   if (m) return fail(m->type == sync::Msg::error ? m->payload : "protocol error from container init");
+  fault::point("start.released");
   rec.started = true;
   TRYV(dir.save(rec));
+  fault::point("start.saved");
   auto cfg = load_saved_config(dir);
   if (cfg && !cfg->hooks.poststart.empty()) {
     // A failing poststart hook is a warning: the container is already running.

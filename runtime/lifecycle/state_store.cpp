@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "base/fault.hpp"
 #include "base/file.hpp"
 #include "base/json.hpp"
 
@@ -82,6 +83,9 @@ Result<Record> record_from_json(std::string_view text, const std::string& origin
 
 Result<Record> ContainerDir::load() const {
   auto text = read_file_at(dirfd_.get(), kStateFile, 16u << 20);
+  // Readers take no lock: a delete may have removed the record under them (or a create not
+  // written it yet). Said as clients expect a missing container to be said.
+  if (!text && text.error().err == ENOENT) return fail("container " + id_ + " does not exist");
   if (!text) return fail(Error(text.error()).context("container " + id_ + ": read state"));
   return record_from_json(*text, path_ + "/" + kStateFile);
 }
@@ -112,6 +116,7 @@ Result<void> ContainerDir::remove() {
     }
   }
   ::closedir(d);
+  fault::point("delete.files-removed");
   if (::rmdir(path_.c_str()) < 0 && errno != ENOENT) return sys_error("remove " + path_);
   return {};
 }

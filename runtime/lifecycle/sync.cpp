@@ -2,19 +2,32 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 namespace sh::sync {
 
+std::string truncate_text(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  // Keep both ends: the value usually sits in the middle, the reason ("ENOENT ...") at the end.
+  auto continuation = [&](size_t i) { return (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  std::string note = " ... (" + std::to_string(text.size()) + " bytes in all, cut) ... ";
+  size_t room = max > note.size() ? max - note.size() : 0;
+  size_t tail = std::min<size_t>(room / 4, 256), head = room - tail;
+  while (head > 0 && continuation(head)) --head;  // never mid-character
+  size_t from = text.size() - tail;
+  while (from < text.size() && continuation(from)) ++from;
+  return std::string(text.substr(0, head)) + note + std::string(text.substr(from));
+}
+
 Result<void> send(int fd, Msg type, std::string_view payload) {
-  std::string buf;
-  buf.reserve(payload.size() + 1);
-  buf += char(type);
-  buf += payload;
+  std::string buf(1, char(type));
+  buf += type == Msg::error ? truncate_text(payload, kMaxErrorText) : std::string(payload);
   for (;;) {
     ssize_t n = ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
     if (n >= 0) return {};
+    if (errno == EMSGSIZE) return sys_error("sync send: a message of " + std::to_string(buf.size()) + " bytes");
     if (errno != EINTR) return sys_error("sync send");
   }
 }

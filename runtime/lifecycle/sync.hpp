@@ -25,7 +25,13 @@ struct Message {
   std::string payload;
 };
 
+// An error's text is cut to kMaxErrorText bytes (it may embed a config value of any size,
+// and a datagram larger than the socket buffer is refused whole: the error would be lost).
+inline constexpr size_t kMaxErrorText = 16 * 1024;
 Result<void> send(int fd, Msg type, std::string_view payload = {});
+// `text` cut to at most `max` bytes (its start and its last 256 bytes, on UTF-8 boundaries),
+// saying how long it was.
+std::string truncate_text(std::string_view text, size_t max);
 // nullopt on EOF (the peer closed: for init after a successful execve).
 Result<std::optional<Message>> recv(int fd);
 // recv() that insists on `want`; an error message becomes an Error carrying its text.

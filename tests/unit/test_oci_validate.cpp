@@ -218,6 +218,20 @@ BOOST_AUTO_TEST_CASE(hostname_needs_uts) {
              "config.json: domainname: setting the domainname requires a uts namespace in linux.namespaces");
 }
 
+BOOST_AUTO_TEST_CASE(hostname_and_domainname_at_most_64_bytes) {
+  auto c = base();
+  c.hostname = std::string(64, 'h');
+  c.domainname = std::string(64, 'd');
+  BOOST_TEST(check(c) == "");
+  c.hostname += "h";
+  BOOST_TEST(check(c) == "config.json: hostname: longer than 64 bytes (65)");
+  c.hostname = std::string(1000000, 'h');  // BUG-4: was lost as "init exited (status 256)"
+  BOOST_TEST(check(c) == "config.json: hostname: longer than 64 bytes (1000000)");
+  c.hostname = "x";
+  c.domainname += "d";
+  BOOST_TEST(check(c) == "config.json: domainname: longer than 64 bytes (65)");
+}
+
 BOOST_AUTO_TEST_CASE(sysctl_net_needs_network_namespace) {
   auto c = base();
   c.linux.sysctl["net.ipv4.ip_forward"] = "1";
