@@ -5,6 +5,8 @@
 #include <string>
 
 #include "oci/config.hpp"
+#include "oci/landlock.hpp"
+#include "spec-mapping/policy.hpp"
 #include "runtime/linux/namespaces.hpp"
 
 namespace sh::lifecycle {
@@ -23,6 +25,8 @@ struct InitContext {
   unsigned preserve_fds = 0;
   int state_dir_fd = -1;
   const oci::Seccomp* policy_seccomp = nullptr;
+  const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
+  const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
   bool loopback_up = false;  // a policy's network "loopback": bring lo up  // a policy's filter, stacked on the config's  // the runtime's locked state dir: init must not hold the flock
 };
 
