@@ -46,7 +46,10 @@ RunResult held_main() {
       "@@mount|1|mount: permission denied (are you root?)\n"
       "@@unshare|1|unshare: unshare(0x40020000): Operation not permitted\n"
       "@@setns|1|nsenter: setns(): can't reassociate to namespace 'mnt': Operation not permitted\n"
-      "@@kill-host|1|sh: can't kill pid 4242: No such process\n";
+      "@@kill-host|1|sh: can't kill pid 4242: No such process\n"
+      "@@read-secret|1|cat: can't open '/srv/secret': Permission denied\n"
+      "@@net-port|1|nc: socket: Operation not permitted\n"
+      "@@signal-domain|1|kill: can't kill pid 1: Operation not permitted\n";
   return r;
 }
 
@@ -126,7 +129,16 @@ BOOST_AUTO_TEST_CASE(everything_held_under_harsh) {
     BOOST_CHECK_MESSAGE(!r.stopped_by.empty() && r.stopped_by.find("not identified") == std::string::npos,
                         r.attempt << ": " << r.stopped_by);
   }
-  BOOST_CHECK_EQUAL(attempted, 16);
+  BOOST_CHECK_EQUAL(attempted, 19);
+  BOOST_CHECK_EQUAL(row_of(rows, "read a file outside the rules").stopped_by, "Landlock: no files rule covers /srv (EACCES)");
+  BOOST_CHECK(row_of(rows, "run a dropped binary").stopped_by.starts_with("exec allowlist: Landlock execute only"));
+  BOOST_CHECK_EQUAL(row_of(rows, "connect to a port not listed").stopped_by,
+                    "seccomp: socket() not allowed; behind it: empty netns (only lo); behind it: Landlock: connect only to []");
+  BOOST_CHECK_EQUAL(row_of(rows, "signal init from exec").stopped_by,
+                    "Landlock scope signal: init is outside the exec'd process's domain");
+  BOOST_CHECK_EQUAL(row_of(rows, "run a binary from a memfd").outcome, Outcome::not_attempted);
+  BOOST_CHECK_EQUAL(row_of(rows, "run a binary from a memfd").stopped_by,
+                    "would meet: seccomp, memfd_create() not allowed; vm.memfd_noexec=2 in the container's pid namespace (EACCES)");
   BOOST_CHECK(row_of(rows, "allocate").stopped_by.starts_with("RLIMIT_AS 128 MiB"));
   BOOST_CHECK(row_of(rows, "fork").stopped_by.starts_with("RLIMIT_NPROC 4"));
   BOOST_CHECK_EQUAL(row_of(rows, "fork").detail, "process 5 refused (4 ran): can't fork: Resource temporarily unavailable");
@@ -136,7 +148,7 @@ BOOST_AUTO_TEST_CASE(everything_held_under_harsh) {
   BOOST_CHECK_EQUAL(row_of(rows, "call ptrace").stopped_by, "would meet: seccomp, ptrace() not allowed");
   std::string table = format_table(rows);
   BOOST_CHECK_NE(table.find("seen: dd: out of memory"), std::string::npos);
-  BOOST_CHECK_NE(format_summary(rows).find("16 of 16 attempts held; 5 not attempted"), std::string::npos);
+  BOOST_CHECK_NE(format_summary(rows).find("19 of 19 attempts held; 6 not attempted"), std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(the_layer_named_follows_the_error) {
