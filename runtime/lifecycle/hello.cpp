@@ -21,6 +21,7 @@
 #include "base/file.hpp"
 #include "base/json.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/linux/exec_allowlist.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 
 namespace sh::lifecycle::hello {
@@ -482,11 +483,20 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
 
   rows.push_back(clock_row(f, clock_run, clock_seconds));
 
-  {
+  if (const Record* m = rec("memfd")) {
+    Row r = base_row("run a binary from a memfd (memfd_create + fexecve)", m, main_run);
+    std::string behind = f.exec_allowlist ? "vm.memfd_noexec=2 in the container's pid namespace" : "";
+    if (r.outcome == Outcome::denied)
+      r.stopped_by = has(r.detail, "memfd_create errno 1 EPERM") && f.seccomp_denies("memfd_create")
+                         ? join({"seccomp: memfd_create() not allowed", behind.empty() ? "" : "behind it: " + behind})
+                     : has(r.detail, "memfd-exec errno 13") && f.exec_allowlist ? behind + " (EACCES)"
+                                                                                : kUnidentified;
+    rows.push_back(std::move(r));
+  } else {
     Row r;
     r.attempt = "run a binary from a memfd (memfd_create + fexecve)";
     r.outcome = Outcome::not_attempted;
-    r.detail = "no tool in busybox makes memfd_create (conformance/suites/landlock.sh tests it)";
+    r.detail = "no tool in busybox makes memfd_create, and no landlock-probe was found next to this binary";
     r.stopped_by = join({f.seccomp_denies("memfd_create") ? "would meet: seccomp, memfd_create() not allowed" : "",
                          f.exec_allowlist ? "vm.memfd_noexec=2 in the container's pid namespace (EACCES)" : ""});
     if (r.stopped_by.empty()) r.stopped_by = "(nothing in this policy refuses it)";
@@ -833,6 +843,32 @@ void reap_all(std::chrono::milliseconds budget) {
   }
 }
 
+// The static probe built with the runtime (CMake target landlock-probe): next to this binary,
+// or where an install puts helpers. "" when there is none.
+std::string find_probe(const std::string& exe) {
+  if (const char* p = ::getenv("SHARNESS_HELLO_PROBE"); p && *p) return p;
+  fs::path bin = fs::path(exe).parent_path();
+  for (auto p : {bin / "landlock-probe", bin / ".." / "libexec" / "sharness" / "landlock-probe"})
+    if (exists(p.string())) return p.lexically_normal().string();
+  return "";
+}
+
+// The memfd attempt runs the probe, which is not busybox: under a policy with an exec
+// allowlist it must be pinned, so that the attempt is the memfd, not the probe's own execve.
+// The floor for that one container is the policy plus this one pin (said in the row).
+Result<std::string> probe_policy(const policy::Policy& pol, const std::string& probe_in_rootfs, const std::string& dir) {
+  policy::Policy p = pol;
+  if (p.exec) {
+    Fd fd = TRY(open_file(probe_in_rootfs, O_RDONLY | O_CLOEXEC));
+    std::string hash = TRY(exec_allowlist::sha256_fd(fd.get(), probe_in_rootfs));
+    p.exec->push_back(policy::Pin{"/bin/probe", hash});
+    std::ranges::sort(*p.exec, {}, &policy::Pin::path);
+  }
+  std::string path = dir + "/policies/" + pol.id + "-probe.json";
+  TRYV(write_file(path, policy::policy_to_json(p, true), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  return path;
+}
+
 // From outside the container, `exec` kill -0 of its init: the exec'd process gets a Landlock
 // domain of its own, so with the signal scope init is outside it. Returns the record line
 // ("" when the container never ran: the row then says NO RESULT).
@@ -905,8 +941,16 @@ Result<int> run(const Globals& g, const Options& o) {
   struct Spec {
     std::string name, script, annotation;
   };
+  std::string probe = find_probe(exe);
+  std::string probe_floor;
+  if (!probe.empty()) {
+    std::string bin = TRYC("hello: the probe " + probe, read_file(probe, 64u << 20));
+    TRYV(write_file(rootfs + "/bin/probe", bin, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
+    probe_floor = TRY(probe_policy(pol, rootfs + "/bin/probe", s.dir));
+  }
   Spec specs[] = {{"clock", clock_script(), "hello-clock"}, {"main", main_script(facts), ""},
-                  {"fork", fork_script(facts), ""}};
+                  {"fork", fork_script(facts), ""},
+                  {"memfd", "o=$(/bin/probe memfd 2>&1); echo \"@@memfd|$?|$o\"", ""}};
   for (auto& sp : specs) {
     std::string b = s.dir + "/bundle-" + sp.name;
     if (::mkdir(b.c_str(), 0755) < 0) return sys_error("hello: mkdir " + b);
@@ -919,8 +963,13 @@ Result<int> run(const Globals& g, const Options& o) {
   std::printf("sharness-runtime hello: what hostile code tries inside a container, and what stops it\n");
   std::printf("policy %s (hash %s), from %s\n", facts.policy_id.c_str(), facts.policy_hash.c_str(),
               policy_path.c_str());
-  std::printf("3 busybox containers (the wall-clock one under %s+hello-clock, %llu s), state in %s (removed after)\n\n",
-              facts.policy_id.c_str(), (unsigned long long)o.clock_seconds, s.state.c_str());
+  std::printf("%d busybox containers (the wall-clock one under %s+hello-clock, %llu s), state in %s (removed after)\n",
+              probe_floor.empty() ? 3 : 4, facts.policy_id.c_str(), (unsigned long long)o.clock_seconds,
+              s.state.c_str());
+  if (!probe_floor.empty())
+    std::printf("the memfd attempt runs /bin/probe (landlock-probe) under %s plus that one pin (%s)\n", facts.policy_id.c_str(),
+                probe_floor.c_str());
+  std::printf("\n");
   std::fflush(stdout);
 
   int was_subreaper = 0;
@@ -934,6 +983,10 @@ Result<int> run(const Globals& g, const Options& o) {
   if (auto j = start_job(base, s.dir + "/bundle-main", s.ids[1], s.dir)) main_run = finish_job(*j);
   main_run.out += signal_record;
   if (auto j = start_job(base, s.dir + "/bundle-fork", s.ids[2], s.dir)) fork_run = finish_job(*j);
+  if (!probe_floor.empty()) {
+    std::vector<std::string> with_probe = {exe, "--root", s.state, "--config", rconf, "--policy", probe_floor};
+    if (auto j = start_job(with_probe, s.dir + "/bundle-memfd", s.ids[3], s.dir)) main_run.out += finish_job(*j).out;
+  }
   RunResult clock_run = finish_job(clock);
   int accepts = accepted(lis);
   reap_all(std::chrono::milliseconds(2000));

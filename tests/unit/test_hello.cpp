@@ -113,6 +113,32 @@ BOOST_AUTO_TEST_CASE(harsh_facts_and_sizes) {
   BOOST_CHECK_GT(hog_bytes(big), big.memory_limit);  // always past the cap
 }
 
+// With the probe (CMake target landlock-probe) the memfd attempt is made; the mechanism is
+// read from what the probe printed.
+BOOST_AUTO_TEST_CASE(memfd_attempt_with_the_probe) {
+  Facts f = harsh_facts();
+  RunResult m = held_main();
+  m.out += "@@memfd|1|memfd_create-exec errno 1 EPERM\nmemfd_create errno 1 EPERM\n";
+  auto rows = rows_from(f, m, held_fork(), held_clock(), 3, 0);
+  const Row& r = row_of(rows, "run a binary from a memfd");
+  BOOST_CHECK_EQUAL(r.outcome, Outcome::denied);
+  BOOST_CHECK_EQUAL(r.stopped_by,
+                    "seccomp: memfd_create() not allowed; behind it: vm.memfd_noexec=2 in the container's pid namespace");
+  // A policy whose seccomp allows memfd_create: the sysctl is what answers.
+  f.allowed.insert("memfd_create");
+  m = held_main();
+  m.out += "@@memfd|1|memfd_create-exec errno 13 EACCES\nmemfd_create ok\nmemfd-exec errno 13 EACCES\n";
+  rows = rows_from(f, m, held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "run a binary from a memfd").stopped_by,
+                    "vm.memfd_noexec=2 in the container's pid namespace (EACCES)");
+  // It ran: allowed, and the run fails.
+  m = held_main();
+  m.out += "@@memfd|0|memfd-exec ok (the copy ran)\n";
+  rows = rows_from(f, m, held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "run a binary from a memfd").outcome, Outcome::allowed);
+  BOOST_CHECK_EQUAL(exit_code(rows), 1);
+}
+
 BOOST_AUTO_TEST_CASE(everything_held_under_harsh) {
   Facts f = harsh_facts();
   auto rows = rows_from(f, held_main(), held_fork(), held_clock(), 3, 0);
