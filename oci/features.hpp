@@ -23,6 +23,16 @@ struct Features {
   struct Cgroup {
     bool v1 = false, v2 = false, systemd = false, systemd_user = false, rdma = false;
   };
+  // Not in the runtime-spec yet (the Landlock proposal has no features part): what this
+  // kernel's Landlock ABI lets the runtime enforce, written as linux.landlock.
+  struct Landlock {
+    bool enabled = false;
+    int abi = 0;
+    std::vector<std::string> fs, net, scoped;  // rights and scopes this ABI enforces
+    // Each rule class a policy or process.landlock can use, and whether this host enforces it:
+    // files, ports, scope, exec (the allowlist also needs vm.memfd_noexec).
+    std::map<std::string, bool> classes;
+  };
   struct Linux {
     std::vector<std::string> namespaces;
     std::vector<std::string> capabilities;
@@ -33,6 +43,7 @@ struct Features {
     bool intel_rdt = false;
     bool idmap_mounts = false;  // mountExtensions.idmap
     bool net_devices = false;
+    Landlock landlock;
   } linux;
 
   std::map<std::string, std::string> annotations;

@@ -104,6 +104,9 @@ struct LandlockConfig {
   std::vector<LandlockPortRule> net_port;
   // false (default): rights the kernel lacks are dropped and reported; true: refuse to run.
   bool disable_best_effort = false;
+  // Not in the JSON: set by the runtime for a policy's block (sharness.landlock), whose
+  // rule paths must not pass through a symlink, so that lexical composition is exact.
+  bool canonical_paths = false;
   bool operator==(const LandlockConfig&) const = default;
 };
 

@@ -215,6 +215,12 @@ Result<void> check_sysctl(const Checker& k, const Config& c) {
         return k.error(path, "requires a network namespace other than the host's in linux.namespaces");
       continue;
     }
+    // Per pid namespace (Linux 6.3+): only a pid namespace of the container's own.
+    if (name == "vm.memfd_noexec") {
+      auto* pid = c.find_namespace("pid");
+      if (!pid || !pid->path.empty()) return k.error(path, "requires a new pid namespace in linux.namespaces");
+      continue;
+    }
     if (name == "kernel.hostname") return k.error(path, "not allowed: it conflicts with the \"hostname\" field");
     if (name == "kernel.domainname" && c.has_namespace("uts")) continue;
     return k.error(path, "not in a namespace of the container; it would change the host");

@@ -6,6 +6,7 @@
 #include "runtime/linux/capabilities.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/explain.hpp"
+#include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/seccomp_map.hpp"
 
 namespace sh::policy {
@@ -258,6 +259,9 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
   TRYV(apply_namespaces(p, c, ext));
   apply_resources(p, c, ext);
   apply_mounts(p.mounts, c);
+  apply_exec_allowlist(p, c);
+  ext.landlock = landlock_block(p);
+  ext.exec = p.exec;
   ext.seccomp = TRY(seccomp_filter(p));
   apply_env(p, *c.process);
   apply_mesh_env(p.mesh, *c.process);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "oci/landlock.hpp"
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 
@@ -124,6 +125,84 @@ Mounts meet_mounts(const Mounts& a, const Mounts& b) {
   return out;
 }
 
+// ---- Landlock ---------------------------------------------------------------------------
+// Paths are compared lexically. That is exact because the runtime resolves a policy's rule
+// paths without following any symlink (docs/landlock.md): lexical "beneath" is then the
+// kernel's "beneath".
+
+bool beneath(const std::string& dir, const std::string& path) {
+  return dir == path || dir == "/" || (path.starts_with(dir) && path[dir.size()] == '/');
+}
+
+// A right at a place is allowed by both iff some rule of each grants it on an ancestor: the
+// meet of "beneath a" and "beneath b" is "beneath the deeper one" when one holds the other.
+std::optional<std::vector<FileRule>> meet_files(const std::optional<std::vector<FileRule>>& a,
+                                                const std::optional<std::vector<FileRule>>& b) {
+  if (!a || !b) return a ? a : b;
+  std::vector<FileRule> out;
+  auto add = [&](const std::string& path, uint64_t access) {
+    if (!access) return;
+    for (auto& r : out)
+      if (r.path == path) return void(r.access |= access);
+    out.push_back(FileRule{path, access});
+  };
+  for (const auto& x : *a)
+    for (const auto& y : *b) {
+      if (beneath(x.path, y.path)) add(y.path, x.access & y.access);
+      else if (beneath(y.path, x.path)) add(x.path, x.access & y.access);
+    }
+  std::ranges::sort(out, {}, &FileRule::path);
+  return out;
+}
+
+std::vector<uint16_t> meet_ports(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b) {
+  std::vector<uint16_t> out;
+  std::ranges::set_intersection(a, b, std::back_inserter(out));
+  return out;
+}
+
+std::optional<Ports> meet_ports(const std::optional<Ports>& a, const std::optional<Ports>& b) {
+  if (!a || !b) return a ? a : b;
+  return Ports{meet_ports(a->bind, b->bind), meet_ports(a->connect, b->connect)};
+}
+
+// Scopes restrict: the union.
+std::optional<std::vector<std::string>> join_scope(const std::optional<std::vector<std::string>>& a,
+                                                   const std::optional<std::vector<std::string>>& b) {
+  if (!a || !b) return a ? a : b;
+  auto out = join(*a, *b);
+  std::ranges::sort(out);
+  return out;
+}
+
+const uint64_t kExecute = oci::find_landlock_right(oci::LandlockKind::fs, "execute")->bit;
+
+// Does this side let `path` be executed? Its allowlist must pin the same content, and its
+// files section (when it has no allowlist of its own) must grant execute above it.
+bool side_allows(const Policy& p, const Pin& pin) {
+  if (p.exec) return std::ranges::find(*p.exec, pin) != p.exec->end();
+  if (!p.files) return true;
+  return std::ranges::any_of(*p.files, [&](const FileRule& r) { return (r.access & kExecute) && beneath(r.path, pin.path); });
+}
+
+// The pins both sides allow. With an allowlist in the result, execute leaves the files
+// rules (it comes from the pins only), so a pin must be allowed by both sides as a whole.
+void meet_exec(const Policy& a, const Policy& b, Policy& out) {
+  if (!a.exec && !b.exec) return;
+  std::vector<Pin> pins;
+  for (const Policy* side : {&a, &b})
+    if (side->exec)
+      for (const auto& pin : *side->exec)
+        if (side_allows(a, pin) && side_allows(b, pin) && std::ranges::find(pins, pin) == pins.end())
+          pins.push_back(pin);
+  std::ranges::sort(pins, {}, &Pin::path);
+  out.exec = std::move(pins);
+  if (out.files) {
+    for (auto& r : *out.files) r.access &= ~kExecute;
+    std::erase_if(*out.files, [](const FileRule& r) { return r.access == 0; });
+  }
+}
+
 }  // namespace
 
 Policy intersect(const Policy& floor, const Policy& tighter) {
@@ -144,6 +223,10 @@ Policy intersect(const Policy& floor, const Policy& tighter) {
   out.devices = meet(floor.devices, tighter.devices);
   out.mounts = meet_mounts(floor.mounts, tighter.mounts);
   out.mesh = meet_mesh(floor.mesh, tighter.mesh);
+  out.files = meet_files(floor.files, tighter.files);
+  out.ports = meet_ports(floor.ports, tighter.ports);
+  out.scope = join_scope(floor.scope, tighter.scope);
+  meet_exec(floor, tighter, out);
   // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
   auto canon = canonicalize(policy_to_json(out), "composed policy");
   out.hash = canon ? sha256_hex(*canon).value_or("") : "";

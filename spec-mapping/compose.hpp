@@ -11,6 +11,11 @@
 // (noNewPrivileges, readonlyRoot, bindsReadOnly); network takes the stricter (none <
 // loopback < host); the seccomp default action the harsher (kill > errno > log); bestEffort
 // ANDs (one side refusing to degrade is enough to refuse); role/edges/accepts: see mesh.hpp.
+// Landlock: files keep a right at a
+// path only where both grant it (the deeper of two nested rules, rights ANDed); ports
+// intersect per right; scopes union; exec keeps the pins (same path and hash) both allow.
+// A config's own process.landlock is never merged: it stays a Landlock layer of its own and
+// the policy's block (sharness.landlock) is another, so the kernel intersects them.
 #pragma once
 #include "base/error.hpp"
 #include "oci/config.hpp"
@@ -43,6 +48,9 @@ Policy intersect(const Policy& floor, const Policy& tighter);
 //    nodev, noexec unless exec) and read-only binds replace config mounts at the same place;
 //    masked/readonly paths unioned;
 //  - linux.seccomp stays; the policy's filter goes to ext.seccomp, stacked on top at create;
+//  - files/ports/scope/exec: ext.landlock (a second Landlock layer) and ext.exec (the pins);
+//    with exec: root read-only, noexec on every writable mount, a new pid namespace and
+//    linux.sysctl vm.memfd_noexec=2 (spec-mapping/landlock_map);
 //  - env SHARNESS_POLICY_ID / SHARNESS_POLICY_HASH (replacing any), annotations
 //    org.sharness.policy.id / .hash.
 Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext);

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "base/file.hpp"
+#include "runtime/linux/landlock.hpp"
+#include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/seccomp_map.hpp"
 
 namespace sh::policy {
@@ -162,6 +164,66 @@ void mounts(Builder& b, const Policy& p) {
   if (!m.readonly_paths.empty()) b.add("read-only paths (" + std::to_string(m.readonly_paths.size()) + ")", mnt, why);
 }
 
+// What of the policy's Landlock block this host's ABI lacks, for one kind: "ioctl_dev (ABI 5)".
+std::string lacking(const oci::LandlockConfig& block, int abi, oci::LandlockKind kind) {
+  oci::LandlockConfig c = block;
+  c.disable_best_effort = false;  // list everything missing rather than stop at the first
+  auto n = landlock::negotiate(c, abi);
+  std::string out;
+  if (!n) return out;
+  for (const auto& name : n->dropped)
+    if (auto* r = oci::find_landlock_right(kind, name))
+      out += (out.empty() ? "" : ", ") + name + " (ABI " + std::to_string(r->abi) + ")";
+  return out;
+}
+
+std::string ports_text(const std::vector<uint16_t>& ports) {
+  std::string s;
+  for (auto p : ports) s += (s.empty() ? "" : " ") + std::to_string(p);
+  return "[" + s + "]";
+}
+
+void landlock(Builder& b, const Policy& p) {
+  auto block = landlock_block(p);
+  if (!block) return;
+  int abi = b.host.landlock_abi;
+  std::string in_use = "Landlock ABI " + std::to_string(abi);
+  auto missing = [&](oci::LandlockKind kind, const std::string& what) {
+    if (abi <= 0) return std::string("this kernel has no Landlock (or it is disabled at boot)");
+    std::string l = lacking(*block, abi, kind);
+    return l.empty() ? l : "kernel " + in_use + " lacks " + l + ": " + what + " NOT enforced";
+  };
+  if (p.files) {
+    std::string why = missing(oci::LandlockKind::fs, "those rights are");
+    b.add(in_use + ": file rules for " + std::to_string(p.files->size()) +
+              " paths, every filesystem right handled (denied unless a rule grants it)",
+          why.empty(), why);
+  }
+  if (p.exec) {
+    std::string names;
+    for (const auto& pin : *p.exec) names += (names.empty() ? "" : ", ") + pin.path;
+    std::string why = abi <= 0 ? "this kernel has no Landlock (or it is disabled at boot)" : "";
+    b.add("exec allowlist: " + std::to_string(p.exec->size()) + " binaries pinned by SHA-256 (" + names +
+              "), the only files with Landlock execute; read-only binds over them, read-only root, noexec on "
+              "every writable mount",
+          why.empty(), why);
+    bool seccomp_too = p.syscalls && !allowed_syscalls(*p.syscalls).value_or(std::set<std::string>{}).contains("memfd_create");
+    b.add("no memfd execution: vm.memfd_noexec=2 in the container's pid namespace" +
+              std::string(seccomp_too ? "; seccomp denies memfd_create() too" : ""),
+          b.host.memfd_noexec, "this kernel has no vm.memfd_noexec (Linux 6.3+)");
+  }
+  if (p.ports) {
+    std::string why = missing(oci::LandlockKind::net, "TCP port rules are");
+    b.add(in_use + ": TCP bind only to " + ports_text(p.ports->bind) + ", connect only to " +
+              ports_text(p.ports->connect),
+          why.empty(), why);
+  }
+  if (block->scoped) {
+    std::string why = missing(oci::LandlockKind::scope, "those scopes are");
+    b.add(in_use + ": scoped to the container's domain: " + join(*p.scope), why.empty(), why);
+  }
+}
+
 }  // namespace
 
 HostProbe probe_host() {
@@ -178,6 +240,8 @@ HostProbe probe_host() {
     h.pidfd = true;
     ::close(int(fd));
   }
+  h.landlock_abi = landlock::abi_version();
+  h.memfd_noexec = exists("/proc/sys/vm/memfd_noexec");
   for (std::string ns : {"cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"}) {
     const char* name = proc_ns(ns);
     if (exists("/proc/self/ns/" + (name ? std::string(name) : ns))) h.namespaces.insert(ns);
@@ -195,6 +259,7 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   mounts(b, p);
   for (auto& [mech, note] : mesh_checks(p.mesh))
     b.add(mech, true, "", "Boundary (checked by the edge proxies, outside the workload's uid)", note);
+  landlock(b, p);
   return std::move(b.out);
 }
 

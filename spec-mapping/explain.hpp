@@ -23,6 +23,8 @@ struct HostProbe {
   bool no_new_privs = false;    // prctl(PR_GET_NO_NEW_PRIVS) works
   bool pidfd = false;           // pidfd_open(2) works (the watchdog needs it)
   std::set<std::string> namespaces;  // OCI names whose /proc/self/ns entry exists
+  int landlock_abi = 0;         // landlock::abi_version(); 0: no Landlock
+  bool memfd_noexec = false;    // /proc/sys/vm/memfd_noexec exists (Linux 6.3+)
 };
 HostProbe probe_host();
 

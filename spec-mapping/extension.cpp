@@ -24,6 +24,15 @@ void write_extension(json::Writer& w, const Extension& e) {
     write_mesh_members(w, *e.mesh);
     w.end_object();
   }
+  if (e.landlock) {
+    w.key("landlock");
+    oci::write_landlock(w, *e.landlock);
+  }
+  if (e.exec) {
+    w.key("exec").begin_array();
+    for (const auto& pin : *e.exec) w.begin_object().kv("path", pin.path).kv("sha256", pin.sha256).end_object();
+    w.end_array();
+  }
   if (!e.bounds.empty()) {
     w.key("bounds").begin_array();
     for (const auto& b : e.bounds) {
@@ -80,9 +89,8 @@ Error tidy(Error e) {
 
 Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
-  if (v.get("landlock")) return fail(v.child_path("landlock") + ": not supported yet");
   TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
-                  "edges", "bounds"}));
+                  "edges", "landlock", "exec", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
   TRYV(strict(pol, {"id", "hash"}));
@@ -105,6 +113,23 @@ Result<Extension> parse_impl(const json::Value& v) {
     TRYV(strict(*m, {"role", "edges", "accepts"}));
     e.mesh = TRY(parse_mesh(*m));
     if (!e.mesh->role) return fail(m->child_path("role") + ": required");
+  }
+  if (auto l = v.get("landlock")) {
+    e.landlock = TRY(oci::parse_landlock(*l));
+    e.landlock->canonical_paths = true;
+  }
+  if (auto x = v.get("exec")) {
+    std::vector<Pin> pins;
+    TRYV(x->each_item([&](size_t, const json::Value& it) -> Result<void> {
+      TRYV(strict(it, {"path", "sha256"}));
+      Pin pin;
+      pin.path = TRY(TRY(it.need("path")).as_string());
+      pin.sha256 = TRY(TRY(it.need("sha256")).as_string());
+      if (pin.path.empty() || pin.path[0] != '/') return fail(it.child_path("path") + ": not an absolute path");
+      pins.push_back(std::move(pin));
+      return {};
+    }));
+    e.exec = std::move(pins);
   }
   if (auto b = v.get("bounds"))
     TRYV(b->each_item([&](size_t, const json::Value& it) -> Result<void> {

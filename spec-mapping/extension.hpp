@@ -1,7 +1,7 @@
 // What a policy asks for that OCI config.json cannot express, written as a top-level
 // "sharness" block of config.json by `policy map` / `policy apply`, and read back by the
-// runtime at create. Its shape leaves room to converge with the runtime-spec Landlock
-// proposal ("landlock" is reserved: the Landlock issue fills it).
+// runtime at create. Its "landlock" block has the shape of the runtime-spec Landlock
+// proposal (as config.json's process.landlock) so that it can converge with the spec.
 //
 //   "sharness": {
 //     "policy": {"id": "harsh", "hash": "<sha256>"},
@@ -12,6 +12,9 @@
 //     "devices": ["null", "urandom", "zero"],
 //     "seccomp": { ...an OCI linux.seccomp object: the policy's filter, loaded after
 //                  (stacked on) the config's own, right before execve... },
+//     "landlock": { ...a process.landlock block: the policy's files, ports, scope and exec,
+//                   enforced as a Landlock layer of its own, on top of the config's... },
+//     "exec": [{"path": "/bin/busybox", "sha256": "<sha256>"}],
 //     "bounds": [{"mechanism": "...", "available": true, "appliedBy": "...", "note": "..."}]
 //   }
 #pragma once
@@ -24,6 +27,8 @@
 #include "base/json.hpp"
 #include "oci/config.hpp"
 #include "spec-mapping/mesh.hpp"
+#include "oci/landlock.hpp"
+#include "spec-mapping/policy.hpp"
 
 namespace sh::policy {
 
@@ -47,13 +52,18 @@ struct Extension {
   std::optional<std::string> network;           // "none" (lo left down), "loopback" (lo up), "host"
   std::optional<std::vector<std::string>> devices;  // device names allowed (others need not be created)
   std::optional<Mesh> mesh;  // "edges": {"role", "edges", "accepts"}: what sharness-edge sets up
+  // The policy's Landlock layer (spec-mapping/landlock_map). Its rule paths are resolved
+  // without following symlinks (canonical_paths), which keeps composition exact.
+  std::optional<oci::LandlockConfig> landlock;
+  // The exec allowlist: hashed at create inside the container, then bound read-only.
+  std::optional<std::vector<Pin>> exec;
   std::vector<Bound> bounds;
 };
 
 // The object for the "sharness" key.
 void write_extension(json::Writer& w, const Extension& e);
 std::string extension_to_json(const Extension& e, bool pretty = false);
-// Parse the "sharness" object (strict: unknown keys are errors; "landlock" is not supported yet).
+// Parse the "sharness" object (strict: unknown keys are errors).
 Result<Extension> parse_extension(const json::Value& v);
 
 }  // namespace sh::policy

@@ -47,7 +47,7 @@ Result<std::string> map_policy_json(const Policy& p, bool pretty) {
     if (auto v = root.get(k)) w.key(k).value(v->raw());
   if (auto l = root.get("linux")) {
     w.key("linux");
-    pick(w, *l, {"namespaces", "resources", "devices", "maskedPaths", "readonlyPaths"});
+    pick(w, *l, {"namespaces", "resources", "devices", "maskedPaths", "readonlyPaths", "sysctl"});
   }
   w.key("sharness");
   write_extension(w, ext);

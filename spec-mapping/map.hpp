@@ -19,7 +19,7 @@ Result<Policy> load_policies(const std::vector<std::string>& paths);
 
 // Without a bundle: the OCI sections the policy maps to (process.user/capabilities/rlimits/
 // noNewPrivileges/env, root.readonly, mounts, annotations, linux.namespaces/resources/devices/
-// maskedPaths/readonlyPaths) and the "sharness" block, as one JSON object.
+// maskedPaths/readonlyPaths/sysctl) and the "sharness" block, as one JSON object.
 Result<std::string> map_policy_json(const Policy& p, bool pretty);
 
 // A whole config.json: `config_text` tightened by the effective policy (floor x annotation),

@@ -2,8 +2,7 @@
 // container may do. This is its typed model and its strict parser: unknown keys, wrong types,
 // absurd limits, unknown syscalls, groups, capabilities or devices are errors naming the JSON
 // path ("policy.json: memory.limitt: unknown key"); the sections later issues will fill
-// (files, ports, scope, exec, secrets) fail with "not supported yet" rather
-// than being ignored. docs/policy.md is the reference for every key; policies/schema.json
+// (secrets) fail with "not supported yet" rather than being ignored. docs/policy.md is the reference for every key; policies/schema.json
 // the JSON Schema.
 #pragma once
 #include <cstdint>
@@ -98,6 +97,28 @@ struct Mounts {
   bool operator==(const Mounts&) const = default;
 };
 
+// files: the Landlock filesystem rights granted beneath one path. A policy with a files
+// section handles every filesystem right: what no rule grants is denied.
+struct FileRule {
+  std::string path;     // absolute, canonical (no symlink on the way, see docs/landlock.md)
+  uint64_t access = 0;  // LANDLOCK_ACCESS_FS_* bits (oci::kLandlockRights)
+  bool operator==(const FileRule&) const = default;
+};
+
+// ports: the TCP ports the process may bind and connect to (Landlock ABI 4); the section
+// handles both rights, so an empty or absent list allows none.
+struct Ports {
+  std::vector<uint16_t> bind, connect;  // sorted, unique
+  bool operator==(const Ports&) const = default;
+};
+
+// exec: one binary the process may execute, pinned by its content.
+struct Pin {
+  std::string path;    // absolute, canonical container path of a regular file
+  std::string sha256;  // lowercase hex
+  bool operator==(const Pin&) const = default;
+};
+
 struct Policy {
   std::string id;
   int version = kFormatVersion;
@@ -114,6 +135,10 @@ struct Policy {
   std::optional<std::vector<std::string>> devices;  // names from device_table(); absent: no constraint
   Mounts mounts;
   Mesh mesh;  // role, edges, accepts (spec-mapping/mesh.hpp)
+  std::optional<std::vector<FileRule>> files;     // sorted by path; absent: file access not handled
+  std::optional<Ports> ports;                     // absent: TCP not handled
+  std::optional<std::vector<std::string>> scope;  // "abstract_unix_socket", "signal" (sorted)
+  std::optional<std::vector<Pin>> exec;           // sorted by path; absent: no allowlist
 
   // Lowercase hex SHA-256 of the canonical form of the document this was parsed from
   // (or, for a composed policy, of policy_to_json's output).

@@ -7,7 +7,9 @@
 #include <set>
 
 #include "base/file.hpp"
+#include "oci/landlock.hpp"
 #include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/safe_path.hpp"
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/policy.hpp"
 #include "spec-mapping/syscall_groups.hpp"
@@ -38,7 +40,8 @@ bool Policy::same_rules(const Policy& o) const {
   return id == o.id && version == o.version && description == o.description && best_effort == o.best_effort &&
          identity == o.identity && namespaces == o.namespaces && network == o.network && memory == o.memory &&
          cpu == o.cpu && pids == o.pids && wall_clock_seconds == o.wall_clock_seconds && syscalls == o.syscalls &&
-         devices == o.devices && mounts == o.mounts && mesh == o.mesh;
+         devices == o.devices && mounts == o.mounts && mesh == o.mesh && files == o.files && ports == o.ports &&
+         scope == o.scope && exec == o.exec;
 }
 
 const std::vector<DeviceInfo>& device_table() {
@@ -58,7 +61,7 @@ const DeviceInfo* find_device(std::string_view name) {
 }
 
 const std::vector<std::string_view>& reserved_sections() {
-  static const std::vector<std::string_view> r = {"files", "ports", "scope", "exec", "secrets"};
+  static const std::vector<std::string_view> r = {"secrets"};
   return r;
 }
 
@@ -307,6 +310,85 @@ Result<Mounts> parse_mounts(const Value& v) {
   return m;
 }
 
+// files: {"/path": ["read_file", ...]}: Landlock filesystem rights by their proposal names.
+Result<std::vector<FileRule>> parse_files(const Value& v) {
+  TRYV(v.expect_object());
+  std::set<std::string_view> seen;  // the keys are paths: no fixed list, but no duplicate
+  for (size_t i = 0; i < v.raw()->u.object.len; ++i)
+    if (!seen.insert(v.raw()->u.object.keys[i]).second) return fail(v.child_path(v.raw()->u.object.keys[i]) + ": duplicate key");
+  std::vector<FileRule> out;
+  TRYV(v.each_member([&](std::string_view key, const Value& rights) -> Result<void> {
+    FileRule r;
+    r.path = rootfs::clean_path(TRY(absolute_path(rights, std::string(key))));  // "/tmp/" is "/tmp"
+    for (const auto& o : out)
+      if (o.path == r.path) return fail(rights.path() + ": names \"" + r.path + "\" again");
+    TRYV(rights.expect_array());
+    if (rights.size() == 0) return fail(rights.path() + ": must grant at least one right");
+    (void)TRY(string_list(rights, [&](const Value& it, std::string n) -> Result<std::string> {
+      const oci::LandlockRight* right = oci::find_landlock_right(oci::LandlockKind::fs, n);
+      if (!right) return fail(it.path() + ": unknown filesystem right \"" + n + "\"");
+      r.access |= right->bit;
+      return n;
+    }));
+    out.push_back(std::move(r));
+    return {};
+  }));
+  std::ranges::sort(out, {}, &FileRule::path);
+  return out;
+}
+
+Result<std::vector<uint16_t>> port_list(const Value& v) {
+  std::vector<uint16_t> out;
+  TRYV(v.each_item([&](size_t, const Value& it) -> Result<void> {
+    auto port = uint16_t(TRY(int_in(it, 0, 65535)));
+    if (std::ranges::find(out, port) != out.end()) return fail(it.path() + ": duplicate port " + std::to_string(port));
+    out.push_back(port);
+    return {};
+  }));
+  std::ranges::sort(out);
+  return out;
+}
+
+Result<Ports> parse_ports(const Value& v) {
+  TRYV(strict(v, {"bind", "connect"}));
+  Ports p;
+  if (auto b = v.get("bind")) p.bind = TRY(port_list(*b));
+  if (auto c = v.get("connect")) p.connect = TRY(port_list(*c));
+  return p;
+}
+
+Result<std::vector<std::string>> parse_scope(const Value& v) {
+  auto list = TRY(string_list(v, [](const Value& it, std::string n) -> Result<std::string> {
+    if (!oci::find_landlock_right(oci::LandlockKind::scope, n))
+      return fail(it.path() + ": unknown scope \"" + n + "\" (abstract_unix_socket, signal)");
+    return n;
+  }));
+  std::ranges::sort(list);
+  return list;
+}
+
+Result<std::vector<Pin>> parse_exec(const Value& v) {
+  std::vector<Pin> out;
+  TRYV(v.each_item([&](size_t, const Value& it) -> Result<void> {
+    TRYV(strict(it, {"path", "sha256"}));
+    Pin pin;
+    auto p = TRY(it.need("path"));
+    pin.path = rootfs::clean_path(TRY(absolute_path(p, TRY(p.as_string()))));
+    if (pin.path == "/") return fail(p.path() + ": \"/\" is not a file");
+    auto h = TRY(it.need("sha256"));
+    pin.sha256 = TRY(h.as_string());
+    bool hex = pin.sha256.size() == 64 &&
+               std::ranges::all_of(pin.sha256, [](char c) { return std::isdigit(uint8_t(c)) || (c >= 'a' && c <= 'f'); });
+    if (!hex) return fail(h.path() + ": \"" + pin.sha256 + "\" is not a SHA-256 (64 lowercase hex digits)");
+    for (const auto& o : out)
+      if (o.path == pin.path) return fail(p.path() + ": duplicate \"" + pin.path + "\"");
+    out.push_back(std::move(pin));
+    return {};
+  }));
+  std::ranges::sort(out, {}, &Pin::path);
+  return out;
+}
+
 Result<std::string> parse_id(const Value& v) {
   std::string id = TRY(v.as_string());
   // It goes into an environment variable, an annotation and file names: keep it plain.
@@ -323,7 +405,7 @@ Result<Policy> parse_root(const Value& root) {
     if (root.get(r)) return fail(root.child_path(r) + ": not supported yet");
   TRYV(strict(root, {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network",
                      "memory", "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges",
-                     "accepts"}));
+                     "accepts", "files", "ports", "scope", "exec"}));
   Policy p;
   if (auto s = root.get("$schema")) TRYV(str(*s));
   p.id = TRY(parse_id(TRY(root.need("id"))));
@@ -345,6 +427,17 @@ Result<Policy> parse_root(const Value& root) {
   if (auto o = root.get("devices")) p.devices = TRY(parse_devices(*o));
   if (auto o = root.get("mounts")) p.mounts = TRY(parse_mounts(*o));
   p.mesh = TRY(parse_mesh(root));
+  if (auto o = root.get("files")) p.files = TRY(parse_files(*o));
+  if (auto o = root.get("ports")) p.ports = TRY(parse_ports(*o));
+  if (auto o = root.get("scope")) p.scope = TRY(parse_scope(*o));
+  if (auto o = root.get("exec")) p.exec = TRY(parse_exec(*o));
+  // With an allowlist, execute comes only from it: a files rule granting it would let any
+  // file under that path run, pinned or not.
+  if (p.exec && p.files)
+    for (const auto& r : *p.files)
+      if (r.access & oci::find_landlock_right(oci::LandlockKind::fs, "execute")->bit)
+        return fail(root.child_path("files") + "." + r.path + ": \"execute\" is granted only by the exec section "
+                    "(pinned binaries) when the policy has one");
   if (p.identity.uid && p.identity.uid->ephemeral && p.namespaces.end() != std::ranges::find(p.namespaces, "user"))
     return fail(root.child_path("identity.uid") + ": \"ephemeral\" picks a host uid; it cannot be combined with a user namespace");
   return p;

@@ -1,5 +1,6 @@
 // Policy -> JSON, in the same shape the parser reads (sizes as integers of bytes). A composed
 // policy has no source document: its hash is over the canonical form of this output.
+#include "oci/landlock.hpp"
 #include "spec-mapping/policy.hpp"
 
 namespace sh::policy {
@@ -73,6 +74,28 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     w.end_object();
   }
   write_mesh_members(w, p.mesh);
+  if (p.files) {
+    w.key("files").begin_object();
+    for (const auto& r : *p.files) w.kv(r.path, oci::landlock_names(oci::LandlockKind::fs, r.access));
+    w.end_object();
+  }
+  if (p.ports) {
+    auto list = [&](const char* key, const std::vector<uint16_t>& ports) {
+      w.key(key).begin_array();
+      for (auto port : ports) w.integer(port);
+      w.end_array();
+    };
+    w.key("ports").begin_object();
+    list("bind", p.ports->bind);
+    list("connect", p.ports->connect);
+    w.end_object();
+  }
+  if (p.scope) w.kv("scope", *p.scope);
+  if (p.exec) {
+    w.key("exec").begin_array();
+    for (const auto& pin : *p.exec) w.begin_object().kv("path", pin.path).kv("sha256", pin.sha256).end_object();
+    w.end_array();
+  }
   w.end_object();
   return w.str();
 }

@@ -219,6 +219,10 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     auto n = TRY(landlock::negotiate(ll, landlock::abi_version()));
     if (!n.dropped.empty()) log::warn(landlock::describe(n));
   }
+  if (ext && ext->landlock) {  // the policy's layer: what this kernel enforces of it, in the log
+    auto n = TRYC("policy " + ext->policy_id, landlock::negotiate(*ext->landlock, landlock::abi_version()));
+    (n.dropped.empty() ? log::debug : log::warn)("policy " + ext->policy_id + ": " + landlock::describe(n));
+  }
   ns::Plan plan = TRY(ns::plan(c));
   if (plan.joins_user() && (plan.new_flags & CLONE_NEWPID))
     return fail("joining a user namespace while creating a pid namespace is not supported");
@@ -325,6 +329,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ctx.preserve_fds = o.preserve_fds;
   ctx.state_dir_fd = dir.fd();
   if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
+  if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
+  if (ext && ext->exec) ctx.exec_pins = &*ext->exec;
   ctx.loopback_up = ext && ext->network == "loopback";
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);

@@ -15,6 +15,7 @@
 
 #include "base/file.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "oci/landlock.hpp"
 #include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
@@ -99,9 +100,13 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
     }
     // The container's Landlock domain always holds exec (a --process file cannot shed it);
     // the exec'd process's own block, if different, stacks as a second layer.
-    std::vector<std::string> landlock;
-    if (c.process && c.process->landlock_json) landlock.push_back(*c.process->landlock_json);
-    if (p.landlock_json && (landlock.empty() || *p.landlock_json != landlock[0])) landlock.push_back(*p.landlock_json);
+    // So does a policy's layer.
+    std::vector<oci::LandlockConfig> landlock;
+    auto block = [](const std::string& json) { return oci::parse_landlock(json, "config.json: process.landlock"); };
+    if (c.process && c.process->landlock_json) landlock.push_back(TRY(block(*c.process->landlock_json)));
+    if (p.landlock_json && (!c.process || c.process->landlock_json != p.landlock_json))
+      landlock.push_back(TRY(block(*p.landlock_json)));
+    if (ext && ext->landlock) landlock.push_back(*ext->landlock);
     auto plan = TRY(plan_launch(p, filters, landlock, o.preserve_fds));
     return launch(plan);
   };

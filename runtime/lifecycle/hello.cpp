@@ -22,6 +22,7 @@
 #include "runtime/linux/sealed_exe.hpp"
 #include "base/json.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/linux/exec_allowlist.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 
 namespace sh::lifecycle::hello {
@@ -110,6 +111,12 @@ Result<Facts> facts_of(const policy::Policy& p) {
     f.capabilities = std::set<std::string>(p.identity.capabilities->begin(), p.identity.capabilities->end());
   for (auto& t : p.mounts.tmpfs)
     if (t.path == "/tmp" && !t.exec) f.tmp_noexec = true;
+  f.landlock_files = p.files.has_value();
+  f.exec_allowlist = p.exec.has_value();
+  if (f.exec_allowlist) f.tmp_noexec = true;  // every writable mount is noexec
+  f.ports = p.ports.has_value();
+  if (p.ports) f.connect_ports = p.ports->connect;
+  f.scope_signal = p.scope && std::ranges::find(*p.scope, "signal") != p.scope->end();
   return f;
 }
 
@@ -129,6 +136,9 @@ uint64_t memory_cap(const Facts& f) {
 
 // The syscalls busybox has no applet for: reported, never faked.
 const char* const kNoTool[] = {"ptrace", "bpf", "keyctl", "io_uring_setup", "userfaultfd"};
+
+// The TCP port the "not listed" attempt connects to, in the container's own netns.
+constexpr int kUnlistedPort = 8443;
 
 }  // namespace
 
@@ -155,6 +165,8 @@ std::string main_script(const Facts& f) {
   s += "t write-root touch /hostile\n";
   s += "t write-etc touch /etc/hostile\n";
   s += "t write-procsys sh -c 'echo hostile > /proc/sys/kernel/hostname'\n";
+  s += "t read-secret cat /srv/secret\n";
+  s += "t net-port nc -w 2 127.0.0.1 8443\n";
   s += "if cp /bin/busybox /tmp/true 2>/dev/null; then t exec-tmp /tmp/true; "
        "else echo \"@@exec-tmp|cp|could not copy a binary to /tmp\"; fi\n";
   s += ": >/tmp/owned 2>/dev/null\n";
@@ -397,17 +409,34 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
   }
   rows.push_back(std::move(host));
   rows.push_back(net_row(f, "connect to the outside (1.1.1.1:80)", rec("net-out"), main_run));
+  std::string listed;
+  for (auto p : f.connect_ports) listed += (listed.empty() ? "" : " ") + std::to_string(p);
+  Row port = net_row(f, "connect to a port not listed (127.0.0.1:" + std::to_string(kUnlistedPort) + ")", rec("net-port"),
+                     main_run);
+  if (port.outcome == Outcome::denied && f.ports) {
+    std::string ll = "Landlock: connect only to [" + listed + "]";
+    port.stopped_by = has(port.detail, "Permission denied") ? ll + " (EACCES)" : join({port.stopped_by, "behind it: " + ll});
+  }
+  rows.push_back(std::move(port));
 
   rows.push_back(write_row(f, "write to / (create /hostile)", rec("write-root"), main_run, false));
   rows.push_back(write_row(f, "write to /etc (create /etc/hostile)", rec("write-etc"), main_run, false));
   rows.push_back(write_row(f, "write a kernel setting (/proc/sys/kernel/hostname)", rec("write-procsys"), main_run,
                            true));
 
+  Row secret = base_row("read a file outside the rules (/srv/secret)", rec("read-secret"), main_run);
+  if (secret.outcome == Outcome::denied)
+    secret.stopped_by = has(secret.detail, "Permission denied") && f.landlock_files
+                            ? "Landlock: no files rule covers /srv (EACCES)"
+                            : kUnidentified;
+  rows.push_back(std::move(secret));
+
   Row exec = base_row("run a dropped binary (busybox copied to /tmp/true)", rec("exec-tmp"), main_run);
   if (exec.outcome == Outcome::denied)
-    exec.stopped_by = has(exec.detail, "Permission denied")
-                          ? (f.tmp_noexec ? "noexec on the writable tmpfs /tmp" : "no execute right (noexec mount)")
-                          : kUnidentified;
+    exec.stopped_by = !has(exec.detail, "Permission denied") ? kUnidentified
+                      : f.exec_allowlist ? "exec allowlist: Landlock execute only on pinned files; noexec on /tmp"
+                      : f.tmp_noexec     ? "noexec on the writable tmpfs /tmp"
+                                         : "no execute right (noexec mount)";
   if (const Record* r = rec("exec-tmp"); r && r->value == "cp") {
     exec.outcome = Outcome::no_result;
     exec.detail = r->detail;
@@ -445,8 +474,35 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
                                                            : kUnidentified;
   rows.push_back(std::move(kill));
 
+  Row sig = base_row("signal init from exec (another Landlock domain)", rec("signal-domain"),
+                     main_run);
+  if (sig.outcome == Outcome::denied)
+    sig.stopped_by = has(sig.detail, "not permitted") && f.scope_signal
+                         ? "Landlock scope signal: init is outside the exec'd process's domain"
+                         : kUnidentified;
+  rows.push_back(std::move(sig));
+
   rows.push_back(clock_row(f, clock_run, clock_seconds));
 
+  if (const Record* m = rec("memfd")) {
+    Row r = base_row("run a binary from a memfd (memfd_create + fexecve)", m, main_run);
+    std::string behind = f.exec_allowlist ? "vm.memfd_noexec=2 in the container's pid namespace" : "";
+    if (r.outcome == Outcome::denied)
+      r.stopped_by = has(r.detail, "memfd_create errno 1 EPERM") && f.seccomp_denies("memfd_create")
+                         ? join({"seccomp: memfd_create() not allowed", behind.empty() ? "" : "behind it: " + behind})
+                     : has(r.detail, "memfd-exec errno 13") && f.exec_allowlist ? behind + " (EACCES)"
+                                                                                : kUnidentified;
+    rows.push_back(std::move(r));
+  } else {
+    Row r;
+    r.attempt = "run a binary from a memfd (memfd_create + fexecve)";
+    r.outcome = Outcome::not_attempted;
+    r.detail = "no tool in busybox makes memfd_create, and no landlock-probe was found next to this binary";
+    r.stopped_by = join({f.seccomp_denies("memfd_create") ? "would meet: seccomp, memfd_create() not allowed" : "",
+                         f.exec_allowlist ? "vm.memfd_noexec=2 in the container's pid namespace (EACCES)" : ""});
+    if (r.stopped_by.empty()) r.stopped_by = "(nothing in this policy refuses it)";
+    rows.push_back(std::move(r));
+  }
   for (const char* name : kNoTool) {
     Row r;
     r.attempt = std::string("call ") + name + "()";
@@ -577,7 +633,7 @@ const char* const kApplets[] = {"sh", "cat", "chown", "cp", "dd", "echo", "id", 
                                 "mount", "seq", "setpriv", "sleep", "touch", "true", "unshare"};
 
 Result<void> make_rootfs(const std::string& rootfs) {
-  for (const char* d : {"", "/bin", "/etc", "/proc", "/sys", "/dev", "/tmp", "/root"})
+  for (const char* d : {"", "/bin", "/etc", "/proc", "/sys", "/dev", "/tmp", "/root", "/srv"})
     if (::mkdir((rootfs + d).c_str(), 0755) < 0 && errno != EEXIST) return sys_error("mkdir " + rootfs + d);
   ::chmod((rootfs + "/tmp").c_str(), 01777);
   ::chmod((rootfs + "/root").c_str(), 0700);
@@ -592,6 +648,8 @@ Result<void> make_rootfs(const std::string& rootfs) {
                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   TRYV(write_file(rootfs + "/etc/group", "root:x:0:\nnogroup:x:65534:\n", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
                   0644));
+  // Readable by anyone as far as file modes go: only a Landlock files rule can keep it out.
+  TRYV(write_file(rootfs + "/srv/secret", "hello-secret\n", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   return {};
 }
 
@@ -781,6 +839,55 @@ void reap_all(std::chrono::milliseconds budget) {
   }
 }
 
+// The static probe built with the runtime (CMake target landlock-probe): next to this binary,
+// or where an install puts helpers. "" when there is none.
+std::string find_probe(const std::string& exe) {
+  if (const char* p = ::getenv("SHARNESS_HELLO_PROBE"); p && *p) return p;
+  fs::path bin = fs::path(exe).parent_path();
+  for (auto p : {bin / "landlock-probe", bin / ".." / "libexec" / "sharness" / "landlock-probe"})
+    if (exists(p.string())) return p.lexically_normal().string();
+  return "";
+}
+
+// The memfd attempt runs the probe, which is not busybox: under a policy with an exec
+// allowlist it must be pinned, so that the attempt is the memfd, not the probe's own execve.
+// The floor for that one container is the policy plus this one pin (said in the row).
+Result<std::string> probe_policy(const policy::Policy& pol, const std::string& probe_in_rootfs, const std::string& dir) {
+  policy::Policy p = pol;
+  if (p.exec) {
+    Fd fd = TRY(open_file(probe_in_rootfs, O_RDONLY | O_CLOEXEC));
+    std::string hash = TRY(exec_allowlist::sha256_fd(fd.get(), probe_in_rootfs));
+    p.exec->push_back(policy::Pin{"/bin/probe", hash});
+    std::ranges::sort(*p.exec, {}, &policy::Pin::path);
+  }
+  std::string path = dir + "/policies/" + pol.id + "-probe.json";
+  TRYV(write_file(path, policy::policy_to_json(p, true), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  return path;
+}
+
+// From outside the container, `exec` kill -0 of its init: the exec'd process gets a Landlock
+// domain of its own, so with the signal scope init is outside it. Returns the record line
+// ("" when the container never ran: the row then says NO RESULT).
+std::string signal_attempt(const std::vector<std::string>& base, const std::string& id, const std::string& dir) {
+  std::vector<std::string> state = {base[0], base[1], base[2], "state", id};
+  bool running = false;
+  for (int i = 0; i < 100 && !running; ++i) {
+    auto pid = spawn(state, dir + "/state.out", "/dev/null");
+    if (pid && wait_exit(*pid) == 0) running = read_file(dir + "/state.out").value_or("").find("\"running\"") != std::string::npos;
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!running) return "";
+  std::vector<std::string> argv = base;
+  for (const char* a : {"exec", id.c_str(), "kill", "-0", "1"}) argv.push_back(a);
+  auto pid = spawn(argv, dir + "/signal.out", dir + "/signal.err");
+  if (!pid) return "";
+  int rc = wait_exit(*pid);
+  std::string err = read_file(dir + "/signal.err").value_or("");
+  for (auto& c : err)
+    if (c == '\n') c = ' ';
+  return "@@signal-domain|" + std::to_string(rc) + "|" + err + "\n";
+}
+
 }  // namespace
 
 Result<int> run(const Globals& g, const Options& o) {
@@ -830,8 +937,16 @@ Result<int> run(const Globals& g, const Options& o) {
   struct Spec {
     std::string name, script, annotation;
   };
+  std::string probe = find_probe(exe);
+  std::string probe_floor;
+  if (!probe.empty()) {
+    std::string bin = TRYC("hello: the probe " + probe, read_file(probe, 64u << 20));
+    TRYV(write_file(rootfs + "/bin/probe", bin, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
+    probe_floor = TRY(probe_policy(pol, rootfs + "/bin/probe", s.dir));
+  }
   Spec specs[] = {{"clock", clock_script(), "hello-clock"}, {"main", main_script(facts), ""},
-                  {"fork", fork_script(facts), ""}};
+                  {"fork", fork_script(facts), ""},
+                  {"memfd", "o=$(/bin/probe memfd 2>&1); echo \"@@memfd|$?|$o\"", ""}};
   for (auto& sp : specs) {
     std::string b = s.dir + "/bundle-" + sp.name;
     if (::mkdir(b.c_str(), 0755) < 0) return sys_error("hello: mkdir " + b);
@@ -844,8 +959,13 @@ Result<int> run(const Globals& g, const Options& o) {
   std::printf("sharness-runtime hello: what hostile code tries inside a container, and what stops it\n");
   std::printf("policy %s (hash %s), from %s\n", facts.policy_id.c_str(), facts.policy_hash.c_str(),
               policy_path.c_str());
-  std::printf("3 busybox containers (the wall-clock one under %s+hello-clock, %llu s), state in %s (removed after)\n\n",
-              facts.policy_id.c_str(), (unsigned long long)o.clock_seconds, s.state.c_str());
+  std::printf("%d busybox containers (the wall-clock one under %s+hello-clock, %llu s), state in %s (removed after)\n",
+              probe_floor.empty() ? 3 : 4, facts.policy_id.c_str(), (unsigned long long)o.clock_seconds,
+              s.state.c_str());
+  if (!probe_floor.empty())
+    std::printf("the memfd attempt runs /bin/probe (landlock-probe) under %s plus that one pin (%s)\n", facts.policy_id.c_str(),
+                probe_floor.c_str());
+  std::printf("\n");
   std::fflush(stdout);
 
   int was_subreaper = 0;
@@ -854,9 +974,15 @@ Result<int> run(const Globals& g, const Options& o) {
   std::vector<std::string> base = {exe, "--root", s.state, "--config", rconf, "--policy", policy_path};
   // The wall-clock container runs while the others do: the whole thing takes about its limit.
   Job clock = TRY(start_job(base, s.dir + "/bundle-clock", s.ids[0], s.dir));
+  std::string signal_record = signal_attempt(base, s.ids[0], s.dir);
   RunResult main_run, fork_run;
   if (auto j = start_job(base, s.dir + "/bundle-main", s.ids[1], s.dir)) main_run = finish_job(*j);
+  main_run.out += signal_record;
   if (auto j = start_job(base, s.dir + "/bundle-fork", s.ids[2], s.dir)) fork_run = finish_job(*j);
+  if (!probe_floor.empty()) {
+    std::vector<std::string> with_probe = {exe, "--root", s.state, "--config", rconf, "--policy", probe_floor};
+    if (auto j = start_job(with_probe, s.dir + "/bundle-memfd", s.ids[3], s.dir)) main_run.out += finish_job(*j).out;
+  }
   RunResult clock_run = finish_job(clock);
   int accepts = accepted(lis);
   reap_all(std::chrono::milliseconds(2000));

@@ -64,6 +64,11 @@ struct Facts {
   bool no_capabilities = false;                  // capabilities: []
   std::optional<std::set<std::string>> capabilities;  // the most the process may hold; absent: any
   bool tmp_noexec = false;                       // a policy tmpfs at /tmp without exec
+  bool landlock_files = false;                   // a files section: nothing outside its rules opens
+  bool exec_allowlist = false;                   // only pinned binaries carry Landlock execute
+  bool ports = false;                            // Landlock TCP rules
+  std::vector<uint16_t> connect_ports;           // the ports listed for connect
+  bool scope_signal = false;                     // Landlock signal scope
   // seccomp answers EPERM (or kills) for this syscall
   bool seccomp_denies(const std::string& name) const { return seccomp && !allowed.contains(name); }
   // the policy's capability list leaves this one out of every set (bounding too)

@@ -29,6 +29,7 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/exec_allowlist.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/rootfs.hpp"
@@ -153,8 +154,11 @@ Result<Prepared> setup(const InitContext& ctx) {
   Prepared out;
   std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
   if (ctx.policy_seccomp) filters.push_back(ctx.policy_seccomp);
-  std::vector<std::string> landlock;
-  if (p.landlock_json) landlock.push_back(*p.landlock_json);
+  // The pins are verified and bound before any Landlock rule is opened on them.
+  if (ctx.exec_pins) TRYV(exec_allowlist::pin_all(*ctx.exec_pins));
+  std::vector<oci::LandlockConfig> landlock;
+  if (p.landlock_json) landlock.push_back(TRY(oci::parse_landlock(*p.landlock_json, "config.json: process.landlock")));
+  if (ctx.policy_landlock) landlock.push_back(*ctx.policy_landlock);
   out.plan = TRY(plan_launch(p, filters, landlock, ctx.preserve_fds));
   return out;
 }

@@ -9,6 +9,8 @@
 #include "base/fd.hpp"
 
 #include "oci/config.hpp"
+#include "oci/landlock.hpp"
+#include "spec-mapping/policy.hpp"
 #include "runtime/linux/namespaces.hpp"
 
 namespace sh::lifecycle {
@@ -27,6 +29,8 @@ struct InitContext {
   unsigned preserve_fds = 0;
   int state_dir_fd = -1;  // the runtime's locked state dir: init must not hold the flock
   const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's
+  const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
+  const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
   bool loopback_up = false;                      // a policy's network "loopback": bring lo up
   const std::vector<std::pair<size_t, Fd>>* premade_mounts = nullptr;  // idmapped binds made by the runtime
 };

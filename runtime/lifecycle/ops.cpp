@@ -21,6 +21,7 @@
 #include "base/json.hpp"
 #include "base/log.hpp"
 #include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/landlock.hpp"
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/rootfs.hpp"
@@ -524,6 +525,13 @@ oci::Features host_features() {
   f.linux.intel_rdt = false;
   f.linux.idmap_mounts = idmap_supported();
   f.linux.net_devices = false;
+  auto ll = landlock::supported();
+  f.linux.landlock = {.enabled = ll.abi > 0, .abi = ll.abi, .fs = ll.fs, .net = ll.net, .scoped = ll.scoped,
+                      .classes = {{"files", ll.abi >= 1},
+                                  {"ports", ll.abi >= 4},
+                                  {"scope", ll.abi >= 6},
+                                  {"exec", ll.abi >= 1 && exists("/proc/sys/vm/memfd_noexec")}}};
+  f.annotations["org.sharness.landlock.abi"] = std::to_string(ll.abi);
   const struct scmp_version* v = ::seccomp_version();
   f.annotations["io.github.seccomp.libseccomp.version"] =
       std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->micro);

@@ -56,7 +56,7 @@ Result<std::string> find_executable(const oci::Process& p) {
 }  // namespace
 
 Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
-                               const std::vector<std::string>& landlock, unsigned preserve_fds) {
+                               const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds) {
   LaunchPlan plan;
   plan.process = &p;
   plan.preserve_fds = preserve_fds;
@@ -64,11 +64,11 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oc
   plan.exe = TRY(find_executable(p));
   for (auto* f : filters)
     if (f) plan.filters.push_back(TRYC("seccomp", seccomp::Filter::compile(*f)));
-  for (auto& block : landlock) {
-    auto ll = TRY(oci::parse_landlock(block, "config.json: process.landlock"));
+  for (auto& ll : landlock) {
     landlock::Negotiated n;
     Fd rs = TRY(landlock::build_ruleset(ll, &n));
     if (!n.dropped.empty() || !n.skipped_paths.empty()) log::warn(landlock::describe(n));
+    else log::debug(landlock::describe(n));
     // Above every fd a caller may preserve, so clearing CLOEXEC there never leaks it.
     if (rs) {
       Fd high(::fcntl(rs.get(), F_DUPFD_CLOEXEC, int(3 + preserve_fds + 16)));

@@ -10,6 +10,7 @@
 #include "base/error.hpp"
 #include "base/fd.hpp"
 #include "oci/config.hpp"
+#include "oci/landlock.hpp"
 #include "runtime/linux/seccomp.hpp"
 
 namespace sh::lifecycle {
@@ -24,10 +25,11 @@ struct LaunchPlan {
 };
 
 // Resolve the executable (as execvp would, with the process's PATH) and compile filters.
-// `landlock`: process.landlock blocks (JSON text) to stack; rulesets are built now, while
-// the paths are still reachable as root, and enforced in launch().
+// `landlock`: Landlock blocks to stack, one layer each (the config's process.landlock, a
+// policy's sharness.landlock, exec's own); rulesets are built now, while the paths are
+// still reachable as root, and enforced in launch().
 Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
-                               const std::vector<std::string>& landlock, unsigned preserve_fds);
+                               const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds);
 // chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
 Result<void> enter_cwd(const std::string& cwd);
 // Apply user, capabilities, no_new_privs, seccomp, fd hygiene, then execve. Returns only on error.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,8 +90,10 @@ int abi_of(std::string_view name) {
 }
 
 // Open a rule's path as the runtime (root, before the uid change), inside the current root.
-Result<Fd> open_rule_path(int root_fd, const std::string& path) {
-  return rootfs::open_in_root(root_fd, path, O_PATH);
+// A policy's block (canonical_paths) follows no symlink at all: its composition compares
+// paths lexically, which only matches the kernel's "beneath" without symlinks.
+Result<Fd> open_rule_path(int root_fd, const std::string& path, bool canonical) {
+  return rootfs::open_in_root(root_fd, path, O_PATH, canonical ? RESOLVE_NO_SYMLINKS : 0);
 }
 
 Result<void> add_path_rule(int ruleset, int fd, uint64_t allowed, const std::string& path) {
@@ -112,8 +115,11 @@ Result<void> add_path_rules(int ruleset, const oci::LandlockConfig& c, Negotiate
     uint64_t allowed = rule.allowed & n.fs_handled;  // dropped rights leave the rule too
     if (!allowed) continue;
     for (auto& path : rule.paths) {
-      auto fd = open_rule_path(root.get(), path);
-      if (!fd && fd.error().err == ENOENT && !c.disable_best_effort) {
+      auto fd = open_rule_path(root.get(), path, c.canonical_paths);
+      if (!fd && fd.error().err == ELOOP && c.canonical_paths)
+        fd = fail(std::move(fd.error()).context("a policy's rule path must not pass through a symlink"));
+      if (!fd && (fd.error().err == ENOENT || (fd.error().err == ELOOP && c.canonical_paths)) &&
+          !c.disable_best_effort) {
         n.skipped_paths.push_back(path);
         continue;
       }

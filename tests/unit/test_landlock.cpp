@@ -504,6 +504,29 @@ BOOST_AUTO_TEST_CASE(missing_paths_best_effort_or_error) {
   BOOST_TEST(err.error().err == ENOTDIR);
 }
 
+// A policy's block (canonical_paths) follows no symlink: an error without best effort, a
+// skipped allow (tighter) with it; a config's block follows the same symlink.
+BOOST_AUTO_TEST_CASE(canonical_paths_follow_no_symlink) {
+  BOOST_REQUIRE(have(1));
+  TempDir a;
+  fs::create_directory(a / "dir");
+  fs::create_directory_symlink(a / "dir", a / "link");
+  auto c = fs_config(READ_FILE | READ_DIR, {{READ_FILE | READ_DIR, {a / "link"}}});
+  landlock::Negotiated n;
+  BOOST_REQUIRE(landlock::build_ruleset(c, &n).has_value());  // a config's block: followed
+  BOOST_TEST(n.skipped_paths.empty());
+  c.canonical_paths = true;
+  BOOST_REQUIRE(landlock::build_ruleset(c, &n).has_value());
+  BOOST_TEST(n.skipped_paths == (std::vector<std::string>{a / "link"}));
+  c.disable_best_effort = true;
+  auto err = landlock::build_ruleset(c, &n);
+  BOOST_REQUIRE(!err);
+  BOOST_TEST(err.error().err == ELOOP);
+  BOOST_TEST(err.error().what().find("must not pass through a symlink") != std::string::npos, err.error().what());
+  c.path_beneath[0].paths = {a / "dir"};  // the canonical path is fine
+  BOOST_TEST(landlock::build_ruleset(c, &n).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(negotiation_drops_what_an_older_abi_lacks) {
   oci::LandlockConfig c;
   c.handled_fs = READ_FILE | WRITE_FILE | REFER | TRUNCATE | IOCTL_DEV;

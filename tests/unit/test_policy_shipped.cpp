@@ -164,6 +164,8 @@ BOOST_AUTO_TEST_CASE(explain_names_every_bound) {
   all.memory_cgroup = all.cpu_cgroup = all.pids_cgroup = all.devices_cgroup = true;
   all.seccomp = all.no_new_privs = all.pidfd = true;
   all.namespaces = {"cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"};
+  all.landlock_abi = 7;
+  all.memfd_noexec = true;
   auto bounds = explain(p, all);
   std::string text;
   for (const auto& b : bounds) text += format_bound(b) + "\n";
@@ -171,9 +173,22 @@ BOOST_AUTO_TEST_CASE(explain_names_every_bound) {
                     "network namespace (empty", "no_new_privs", "capability sets empty",
                     "wall-clock limit 60 s (runtime watchdog", "seccomp allowlist (", "default EPERM",
                     "devices cgroup: only null, zero, urandom", "read-only root filesystem", "pid namespace (new)",
-                    "Boundary (applied by the runtime before execve)", "Boundary (enforced from outside"})
+                    "Boundary (applied by the runtime before execve)", "Boundary (enforced from outside",
+                    "Landlock ABI 7: file rules for 8 paths", "Landlock ABI 7: TCP bind only to [], connect only to []",
+                    "Landlock ABI 7: scoped to the container's domain: abstract_unix_socket, signal",
+                    "exec allowlist: 1 binaries pinned by SHA-256 (/bin/busybox)",
+                    "no memfd execution: vm.memfd_noexec=2 in the container's pid namespace; seccomp denies memfd_create() too"})
     BOOST_TEST(text.find(want) != std::string::npos, want);
   BOOST_TEST(text.find("[MISSING]") == std::string::npos);
+  // An older Landlock: harsh (bestEffort false) is refused, naming what is missing.
+  HostProbe old = all;
+  old.landlock_abi = 3;
+  auto r3 = require_available(explain(p, old), false);
+  BOOST_REQUIRE(!r3);
+  BOOST_TEST(r3.error().what().find("kernel Landlock ABI 3 lacks ioctl_dev (ABI 5): those rights are NOT enforced") !=
+             std::string::npos, r3.error().what());
+  BOOST_TEST(r3.error().what().find("lacks bind_tcp (ABI 4), connect_tcp (ABI 4)") != std::string::npos);
+  BOOST_TEST(r3.error().what().find("lacks abstract_unix_socket (ABI 6), signal (ABI 6)") != std::string::npos);
   BOOST_TEST(require_available(bounds, false).has_value());
   // Without a pids controller: reported, and refused unless best effort.
   HostProbe lacking = all;
@@ -287,7 +302,8 @@ BOOST_AUTO_TEST_CASE(schema_matches_the_parser) {
     BOOST_TEST(err.find("unknown key") == std::string::npos, k << ": " << err);
   }
   for (auto k : {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network", "memory",
-                 "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges", "accepts"})
+                 "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges", "accepts", "files",
+                 "ports", "scope", "exec"})
     BOOST_TEST(std::ranges::count(keys, k) == 1, k);
   for (auto r : reserved_sections()) BOOST_TEST(std::ranges::count(keys, std::string(r)) == 1, r);
   // Groups and devices enumerated in the schema are the parser's.

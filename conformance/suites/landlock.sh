@@ -1,0 +1,424 @@
+#!/usr/bin/env bash
+# Landlock and the exec allowlist (issue 6, docs/landlock.md): every check made from INSIDE a real
+# container, each with a control that shows the same attempt succeeding without the bound under
+# test, so no case passes by accident:
+#   - files: reads and writes outside the rules fail with EACCES while the listed paths work; a rename
+#     across rule boundaries (refer) fails with EXDEV; truncating a file without the truncate right fails;
+#   - ports: a TCP connect to an unlisted port fails, a listed one succeeds (listeners in the container's
+#     network namespace, started from outside it); binding an unlisted port fails;
+#   - scope: a signal to a process outside the Landlock domain, and a connect to an abstract UNIX socket
+#     created outside it, fail;
+#   - exec allowlist: an allowlisted binary runs, a copy of it in a writable directory does not, a memfd
+#     cannot be executed (vm.memfd_noexec=2; and harsh's seccomp), pinned files are read-only, every
+#     writable mount is noexec, a changed or missing pinned file makes create fail and leaves nothing;
+#   - `exec` into the container is held by the same rules;
+#   - a process.landlock block in a plain config.json, without any policy, is enforced.
+# Attempts busybox has no applet for are made by conformance/tools/landlock_probe.c (built here, static).
+#
+# Only our runtime has policies and Landlock: runc 1.1.5 and crun 1.8.1 ignore process.landlock and have
+# no --policy, so every case is known_fail for them.
+. "$(dirname "$0")/../lib.sh"
+
+PROBE_SRC=$SHARNESS_SOURCE_DIR/conformance/tools/landlock_probe.c
+HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
+RT_BASE=("${RT_EXTRA[@]}")
+LISTENERS=()
+
+with_policy() { RT_EXTRA=("${RT_BASE[@]}" --policy "$1"); }
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+probe_tool() {
+  local bin=$TMP/landlock_probe
+  if [ ! -x "$bin" ]; then
+    command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to build conformance/tools/landlock_probe.c"
+    cc -static -O1 -o "$bin.tmp" "$PROBE_SRC" >"$CASEDIR/cc.log" 2>&1 ||
+      skip "cc -static failed (a static libc, libc6-dev, is needed): $(head -3 "$CASEDIR/cc.log")"
+    mv "$bin.tmp" "$bin"
+  fi
+  echo "$bin"
+}
+
+# ll_bundle NAME SCRIPT: a busybox bundle running `sh -c SCRIPT`, with /probe, a world-readable
+# /srv/secret outside every rule, and /tmp/a, /tmp/b, /tmp/trunc holding a file each.
+ll_bundle() {
+  local probe
+  probe=$(probe_tool) || return 1
+  new_bundle "$1" sh -c "$2" >/dev/null || return 1
+  cp "$probe" "$B/rootfs/probe"
+  mkdir -p "$B/rootfs/srv" "$B/rootfs/tmp/a" "$B/rootfs/tmp/b" "$B/rootfs/tmp/trunc"
+  echo topsecret >"$B/rootfs/srv/secret"
+  echo data >"$B/rootfs/tmp/a/f"
+  echo data >"$B/rootfs/tmp/trunc/f"
+  chmod 0644 "$B/rootfs/srv/secret"
+}
+
+# write_policy NAME JSON_BODY: $CASEDIR/NAME.json with id NAME; the pins of this bundle's busybox and
+# probe are in $BB_PIN and $PROBE_PIN (JSON objects) for the body to use.
+write_policy() {
+  printf '{"id": "%s", "version": 1, %s}\n' "$1" "$2" >"$CASEDIR/$1.json"
+  jq . "$CASEDIR/$1.json" >/dev/null || { fail "bad test policy $1: $(cat "$CASEDIR/$1.json")"; return 1; }
+  echo "$CASEDIR/$1.json"
+}
+pins() {
+  BB_PIN=$(printf '{"path": "/bin/busybox", "sha256": "%s"}' "$(sha "$B/rootfs/bin/busybox")")
+  PROBE_PIN=$(printf '{"path": "/probe", "sha256": "%s"}' "$(sha "$B/rootfs/probe")")
+}
+
+# run_policy POLICY BUNDLE: run it under POLICY (or no policy if POLICY is empty); OUT, ERR, RC.
+run_policy() {
+  if [ -n "$1" ]; then with_policy "$1"; else RT_EXTRA=("${RT_BASE[@]}"); fi
+  run_in "$2"
+}
+
+# listen_in PID KIND PORT|NAME: a probe listener in the network namespace of PID, started from the host
+# (outside any Landlock domain); waits until it listens. Killed by pid at the end of the case.
+listen_in() {
+  local out=$CASEDIR/listen-$3.out i
+  nsenter -t "$1" -n "$TMP/landlock_probe" "$2" "$3" >"$out" 2>&1 &
+  LISTENERS+=($!)
+  echo "$!" >>"$CASEDIR/.listeners"
+  for ((i = 0; i < 100; i++)); do
+    grep -q listening "$out" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  fail "listener $2 $3 in the namespace of $1 did not start: $(cat "$out")"
+}
+stop_listeners() {
+  local p
+  [ -f "$CASEDIR/.listeners" ] || return 0
+  while read -r p; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done <"$CASEDIR/.listeners"
+  rm -f "$CASEDIR/.listeners"
+}
+
+# create_started POLICY BUNDLE ID: create (under POLICY unless empty), run HOOK_AFTER_CREATE (if set) with
+# the init pid, then start. The container's output lands in $CASEDIR/ID.out.
+create_started() {
+  if [ -n "$1" ]; then with_policy "$1"; else RT_EXTRA=("${RT_BASE[@]}"); fi
+  must_create "$2" "$3" || return 1
+  local pid
+  pid=$(<"$CASEDIR/$3.pid")
+  if [ -n "${HOOK_AFTER_CREATE:-}" ]; then "$HOOK_AFTER_CREATE" "$pid" || return 1; fi
+  must_start "$3"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+FILES_SCRIPT='
+  cat /etc/passwd >/dev/null && echo "read-allowed ok"
+  o=$(cat /srv/secret 2>&1); echo "read-outside rc=$? $o"
+  o=$( (echo x >/srv/new) 2>&1); echo "write-outside rc=$? $o"
+  echo x >/tmp/a/new && echo "write-allowed ok"
+  /probe rename /tmp/a/f /tmp/b/f
+  /probe rename /tmp/a/new /tmp/a/renamed
+  o=$(truncate -s 0 /tmp/trunc/f 2>&1); echo "truncate rc=$? $o"
+  o=$( (: >/tmp/trunc/f) 2>&1); echo "otrunc rc=$? $o"
+  echo more >>/tmp/trunc/f && echo "append ok"
+  echo "size $(wc -c </tmp/trunc/f)"'
+
+files_policy() {
+  local rw='"read_file", "read_dir", "write_file", "truncate", "make_reg", "remove_file"'
+  write_policy ll-files '"namespaces": ["mount", "pid"],
+    "files": {"/bin": ["execute", "read_file", "read_dir"], "/probe": ["execute", "read_file"],
+              "/etc": ["read_file", "read_dir"], "/dev/null": ["read_file", "write_file", "truncate"],
+              "/tmp/a": ['"$rw"'], "/tmp/b": ['"$rw"'], "/tmp/trunc": ["read_file", "write_file"]}'
+}
+
+case_files() {
+  known_fail runc crun
+  local p
+  ll_bundle b "$FILES_SCRIPT" || return 1
+  # Control: without the policy every attempt succeeds (root in the container, a writable rootfs).
+  run_policy "" "$B"
+  assert_line "$OUT" '^read-outside rc=0 topsecret$' "control read" || return 1
+  assert_line "$OUT" '^rename ok$' "control rename across" || return 1
+  assert_line "$OUT" '^truncate rc=0' "control truncate" || return 1
+  ll_bundle b2 "$FILES_SCRIPT" || return 1
+  p=$(files_policy) || return 1
+  run_policy "$p" "$B"
+  assert_run_ok "run under $p" || return 1
+  assert_line "$OUT" '^read-allowed ok$' || return 1
+  assert_line "$OUT" '^read-outside rc=1 .*Permission denied' "read outside the rules" || return 1
+  assert_line "$OUT" '^write-outside rc=[1-9].*Permission denied' "write outside the rules" || return 1
+  assert_line "$OUT" '^write-allowed ok$' || return 1
+  assert_line "$OUT" '^rename errno 18 EXDEV$' "rename /tmp/a -> /tmp/b (no refer)" || return 1
+  assert_line "$OUT" '^rename ok$' "rename inside /tmp/a" || return 1
+  assert_line "$OUT" '^truncate rc=1 .*Permission denied' "truncate without the right" || return 1
+  assert_line "$OUT" '^otrunc rc=[1-9].*Permission denied' "open(O_TRUNC) without the right" || return 1
+  assert_line "$OUT" '^append ok$' "append (write_file)" || return 1
+  assert_line "$OUT" '^size 10$' "the file kept its content" || return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Ports
+
+listeners_8080_8081() {
+  listen_in "$1" tcp-listen 8080 && listen_in "$1" tcp-listen 8081
+}
+
+case_ports() {
+  known_fail runc crun
+  local p id body='"namespaces": ["mount", "pid"], "network": "loopback"'
+  trap stop_listeners EXIT
+  ll_bundle b '/probe connect 8080; /probe connect 8081; /probe bind 8083; /probe bind 8082' || return 1
+  HOOK_AFTER_CREATE=listeners_8080_8081
+  # Control: the same policy without ports: both listeners are reachable, any port binds.
+  p=$(write_policy ll-noports "$body") || return 1
+  id=$(newid control)
+  create_started "$p" "$B" "$id" || return 1
+  wait_status "$id" stopped 10 || return 1
+  OUT=$(<"$CASEDIR/$id.out")
+  stop_listeners
+  assert_line "$OUT" '^connect 8081 ok$' "control connect" || return 1
+  assert_line "$OUT" '^bind 8083 ok$' "control bind" || return 1
+  p=$(write_policy ll-ports "$body"', "ports": {"bind": [8082], "connect": [8080]}') || return 1
+  id=$(newid ports)
+  create_started "$p" "$B" "$id" || return 1
+  wait_status "$id" stopped 10 || return 1
+  OUT=$(<"$CASEDIR/$id.out")
+  stop_listeners
+  assert_line "$OUT" '^connect 8080 ok$' "listed port" || return 1
+  assert_line "$OUT" '^connect 8081 errno 13 EACCES$' "unlisted port" || return 1
+  assert_line "$OUT" '^bind 8083 errno 13 EACCES$' "bind to an unlisted port" || return 1
+  assert_line "$OUT" '^bind 8082 ok$' "bind to a listed port" || return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Scope: init's domain and an `exec`'d process's are siblings; the listener is outside both.
+
+abstract_listener() { listen_in "$1" abstract-listen "sharness-ll-$$"; }
+
+scope_attempts() {  # ID: from an exec'd process, signal init and connect to the outside socket
+  _run_cmd rt exec "$1" kill -0 1
+  SIG_RC=$CMD_RC SIG_OUT=$CMD_OUT
+  _run_cmd rt exec "$1" /probe abstract "sharness-ll-$$"
+  ABS_OUT=$CMD_OUT
+}
+
+case_scope() {
+  known_fail runc crun
+  local p id body='"namespaces": ["mount", "pid"]'
+  trap stop_listeners EXIT
+  ll_bundle b 'sleep 30' || return 1
+  HOOK_AFTER_CREATE=abstract_listener
+  p=$(write_policy ll-noscope "$body") || return 1
+  id=$(newid control)
+  create_started "$p" "$B" "$id" || return 1
+  scope_attempts "$id"
+  rt kill "$id" KILL >/dev/null 2>&1 || true
+  stop_listeners
+  assert_eq 0 "$SIG_RC" "control: kill -0 1 from exec ($SIG_OUT)" || return 1
+  assert_contains "$ABS_OUT" "abstract ok" "control: abstract connect" || return 1
+  p=$(write_policy ll-scope "$body"', "scope": ["abstract_unix_socket", "signal"]') || return 1
+  id=$(newid scope)
+  create_started "$p" "$B" "$id" || return 1
+  scope_attempts "$id"
+  rt kill "$id" KILL >/dev/null 2>&1 || true
+  stop_listeners
+  assert_ne 0 "$SIG_RC" "kill -0 1 from exec (another domain)" || return 1
+  assert_contains "$SIG_OUT" "Operation not permitted" "kill -0 1 from exec" || return 1
+  assert_contains "$ABS_OUT" "abstract errno 1 EPERM" "abstract socket created outside the domain" || return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# The exec allowlist
+
+EXEC_SCRIPT='
+  /probe ran
+  cp /bin/busybox /tmp/true && { o=$(/tmp/true 2>&1); echo "copy rc=$? $o"; }
+  /probe memfd
+  echo "memfd_noexec $(cat /proc/sys/vm/memfd_noexec)"
+  o=$( (echo x >>/bin/busybox) 2>&1); echo "pinned-write rc=$? $o"
+  o=$( (echo x >>/probe) 2>&1); echo "pinned-write-probe rc=$? $o"
+  awk '"'"'$5 == "/bin/busybox" || $5 == "/probe" { print "pin-mount " $5 " " $6 }'"'"' /proc/self/mountinfo
+  awk '"'"'{ split($6, o, ","); rw = 0; nx = 0; for (i in o) { if (o[i] == "rw") rw = 1; if (o[i] == "noexec") nx = 1 }
+         if (rw && !nx) print "writable-exec-mount " $5 }'"'"' /proc/self/mountinfo
+  echo done'
+
+exec_policy() {  # NAME [EXTRA_BODY]: exec allowlist of busybox and the probe, a /tmp tmpfs asking for exec
+  write_policy "$1" '"namespaces": ["mount", "pid"], "mounts": {"tmpfs": [{"path": "/tmp", "exec": true}]},
+    "exec": ['"$BB_PIN"', '"$PROBE_PIN"']'"${2:-}"
+}
+
+case_exec_allowlist() {
+  known_fail runc crun
+  local p
+  ll_bundle b "$EXEC_SCRIPT" || return 1
+  # Control: no policy: the copy runs, and so does a memfd.
+  run_policy "" "$B"
+  assert_line "$OUT" '^copy rc=0' "control: copy in /tmp runs" || return 1
+  assert_line "$OUT" '^memfd-exec ok' "control: memfd exec" || return 1
+  pins
+  p=$(exec_policy ll-exec) || return 1
+  run_policy "$p" "$B"
+  assert_run_ok "run under the allowlist" || return 1
+  assert_line "$OUT" '^ran$' "an allowlisted binary runs" || return 1
+  assert_line "$OUT" '^copy rc=126 .*Permission denied' "a copy in a writable dir" || return 1
+  # memfd: no seccomp in this policy, so this is vm.memfd_noexec=2 alone.
+  assert_line "$OUT" '^memfd_noexec 2$' || return 1
+  assert_line "$OUT" '^memfd_create-exec errno 13 EACCES$' "memfd_create(MFD_EXEC)" || return 1
+  assert_line "$OUT" '^memfd-exec errno 13 EACCES$' "fexecve of a memfd" || return 1
+  assert_not_contains "$OUT" "the copy ran" || return 1
+  # busybox is running (it is the shell): the write meets ETXTBSY first; the bind is checked below.
+  assert_line "$OUT" '^pinned-write rc=[1-9]' "pinned busybox" || return 1
+  assert_line "$OUT" '^pin-mount /bin/busybox ro,nosuid,nodev' "a read-only bind over /bin/busybox" || return 1
+  assert_line "$OUT" '^pin-mount /probe ro,nosuid,nodev' "a read-only bind over /probe" || return 1
+  assert_line "$OUT" '^pinned-write-probe rc=[1-9].*Read-only file system' "pinned probe" || return 1
+  assert_not_contains "$OUT" "writable-exec-mount" "every writable mount is noexec" || return 1
+  assert_line "$OUT" '^done$' || return 1
+  # The host's vm.memfd_noexec is untouched (it is per pid namespace).
+  assert_eq 0 "$(cat /proc/sys/vm/memfd_noexec)" "host vm.memfd_noexec" || return 1
+}
+
+case_memfd_harsh_seccomp() {
+  known_fail runc crun
+  local p
+  ll_bundle b '/probe memfd' || return 1
+  pins
+  # harsh with the probe pinned: its seccomp allowlist has no memfd_create.
+  p=$CASEDIR/harsh-probe.json
+  jq --argjson pin "$PROBE_PIN" '.id = "harsh-probe" | .exec += [$pin]' "$HARSH" >"$p"
+  run_policy "$p" "$B"
+  assert_line "$OUT" '^memfd_create errno 1 EPERM$' "harsh: seccomp denies memfd_create ($ERR)" || return 1
+}
+
+case_pin_changed_fails_create() {
+  known_fail runc crun
+  local p id
+  ll_bundle b 'true' || return 1
+  pins
+  p=$(exec_policy ll-exec) || return 1
+  printf 'x' >>"$B/rootfs/bin/busybox"  # the content changed after it was pinned
+  with_policy "$p"
+  id=$(newid changed)
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create with a changed pinned file" || return 1
+  assert_contains "$ERR" "exec allowlist: /bin/busybox: SHA-256 is $(sha "$B/rootfs/bin/busybox"), the policy pins" || return 1
+  assert_nothing_left "$id" || return 1
+  # A pinned file that is missing, and one reached through a symlink.
+  ll_bundle b2 'true' || return 1
+  pins
+  rm "$B/rootfs/probe"
+  id=$(newid missing)
+  create_in "$B" "$id"
+  assert_contains "$ERR" "exec allowlist: /probe: not found in the container" || return 1
+  assert_nothing_left "$id" || return 1
+  p=$(write_policy ll-symlink '"namespaces": ["mount", "pid"], "exec": [{"path": "/bin/sh", "sha256": "'"$(sha /bin/busybox)"'"}]') ||
+    return 1
+  with_policy "$p"
+  id=$(newid symlink)
+  create_in "$B" "$id"
+  assert_contains "$ERR" "exec allowlist: /bin/sh: a symlink is on the way" || return 1
+  assert_nothing_left "$id"
+}
+
+# ---------------------------------------------------------------------------------------------
+# exec into the container: the same rules
+
+case_exec_held() {
+  known_fail runc crun
+  local p id
+  ll_bundle b 'sleep 30' || return 1
+  pins
+  p=$(exec_policy ll-exec2 ', "files": {"/bin": ["read_dir"], "/etc": ["read_file", "read_dir"],
+        "/dev/null": ["read_file", "write_file", "truncate"],
+        "/tmp": ["read_file", "read_dir", "write_file", "truncate", "make_reg", "remove_file"]}') || return 1
+  id=$(newid held)
+  HOOK_AFTER_CREATE=""
+  create_started "$p" "$B" "$id" || return 1
+  assert_ok rt exec "$id" cat /etc/passwd || return 1
+  assert_fail rt exec "$id" cat /srv/secret || return 1
+  assert_contains "$CMD_OUT" "Permission denied" "exec: read outside the rules" || return 1
+  assert_fail rt exec "$id" sh -c 'cp /bin/busybox /tmp/true && /tmp/true' || return 1
+  assert_contains "$CMD_OUT" "Permission denied" "exec: a dropped copy" || return 1
+  assert_ok rt exec "$id" /probe ran || return 1
+  rt kill "$id" KILL >/dev/null 2>&1 || true
+  return 0
+}
+
+# ---------------------------------------------------------------------------------------------
+# A plain config.json block, no policy
+
+PLAIN_BLOCK='{"ruleset": {"handledAccessFS": ["execute", "read_file", "read_dir", "write_file", "make_reg", "truncate"],
+                          "handledAccessNetwork": ["connect_tcp"], "scoped": ["signal"]},
+              "rules": {"pathBeneath": [
+                {"allowedAccess": ["execute", "read_file"], "paths": ["/bin/busybox"]},
+                {"allowedAccess": ["read_file", "read_dir"], "paths": ["/etc", "/bin", "/proc"]},
+                {"allowedAccess": ["read_file", "read_dir", "write_file", "make_reg", "truncate"], "paths": ["/tmp"]},
+                {"allowedAccess": ["read_file", "write_file", "truncate"], "paths": ["/dev/null"]}]},
+              "disableBestEffort": true}'
+
+PLAIN_SCRIPT='
+  cat /etc/passwd >/dev/null && echo "read-allowed ok"
+  o=$(cat /srv/secret 2>&1); echo "read-outside rc=$? $o"
+  cp /bin/busybox /tmp/true && { o=$(/tmp/true 2>&1); echo "copy rc=$? $o"; }
+  awk '"'"'$5 == "/" && $6 ~ /^rw/ && $6 !~ /noexec/ { print "root rw" }'"'"' /proc/self/mountinfo
+  sleep 30'
+
+case_plain_config_block() {
+  known_fail runc crun
+  local id
+  ll_bundle b "$PLAIN_SCRIPT" || return 1
+  cfg "$B" --argjson ll "$PLAIN_BLOCK" '.process.landlock = $ll' || return 1
+  HOOK_AFTER_CREATE=""
+  id=$(newid plain)
+  create_started "" "$B" "$id" || return 1
+  wait_file "$CASEDIR/$id.out" || return 1
+  for _ in $(seq 50); do grep -q "^copy rc" "$CASEDIR/$id.out" && break; sleep 0.1; done
+  OUT=$(<"$CASEDIR/$id.out")
+  assert_line "$OUT" '^read-allowed ok$' || return 1
+  assert_line "$OUT" '^read-outside rc=1 .*Permission denied' "read outside the rules" || return 1
+  # /tmp is on the writable root, without noexec: Landlock's execute right alone holds the copy.
+  assert_line "$OUT" '^root rw$' "the root is writable" || return 1
+  assert_line "$OUT" '^copy rc=126 .*Permission denied' "a copy in /tmp (Landlock alone)" || return 1
+  # And through exec: the container's block holds the exec'd process too.
+  assert_fail rt exec "$id" cat /srv/secret || return 1
+  assert_contains "$CMD_OUT" "Permission denied" "exec: read outside" || return 1
+  assert_fail rt exec "$id" /tmp/true || return 1
+  assert_contains "$CMD_OUT" "Permission denied" "exec: the copy" || return 1
+  rt kill "$id" KILL >/dev/null 2>&1 || true
+  return 0
+}
+
+# ---------------------------------------------------------------------------------------------
+# What is reported: features and policy explain
+
+case_reported() {
+  known_fail runc crun
+  local f
+  f=$(rt features) || { fail "features failed"; return 1; }
+  assert_match "$(jq -r '.linux.landlock.abi' <<<"$f")" '^[1-9][0-9]*$' "features: linux.landlock.abi" || return 1
+  assert_eq enforced "$(jq -r '.linux.landlock.ruleClasses.files' <<<"$f")" "features: files" || return 1
+  assert_eq true "$(jq -r '.linux.landlock.handledAccessFS | index("read_file") != null' <<<"$f")" || return 1
+  _run_cmd rt policy explain "$HARSH"
+  assert_eq 0 "$CMD_RC" "policy explain harsh: $CMD_OUT" || return 1
+  assert_line "$CMD_OUT" '^ *\[ok\] +Landlock ABI [0-9]+: file rules for' || return 1
+  assert_line "$CMD_OUT" '^ *\[ok\] +Landlock ABI [0-9]+: TCP bind only to \[\], connect only to \[\]' || return 1
+  assert_line "$CMD_OUT" '^ *\[ok\] +Landlock ABI [0-9]+: scoped to the container.s domain' || return 1
+  assert_line "$CMD_OUT" '^ *\[ok\] +exec allowlist: 1 binaries pinned by SHA-256 \(/bin/busybox\)' || return 1
+  assert_line "$CMD_OUT" '^ *\[ok\] +no memfd execution: vm.memfd_noexec=2' || return 1
+}
+
+case_harsh_runs_busybox() {
+  known_fail runc crun
+  local b
+  b=$(new_bundle b sh -c 'cat /srv/secret 2>&1; echo "rc=$?"; echo ok') || return 1
+  mkdir -p "$b/rootfs/srv"; echo s >"$b/rootfs/srv/secret"; chmod 644 "$b/rootfs/srv/secret"
+  run_policy "$HARSH" "$b"
+  assert_run_ok "harsh runs the bundle's busybox (its pinned hash: $(sha "$b/rootfs/bin/busybox"))" || return 1
+  assert_line "$OUT" 'Permission denied' "harsh: a file outside its rules" || return 1
+  assert_line "$OUT" '^ok$' || return 1
+}
+
+tcase "files: outside the rules EACCES, listed paths work, refer across rules EXDEV, truncate denied" case_files
+tcase "ports: unlisted connect and bind EACCES, listed ones work (listeners in the same netns)" case_ports
+tcase "scope: signal and abstract UNIX socket outside the domain refused" case_scope
+tcase "exec allowlist: pinned runs, a copy and a memfd do not, pins read-only, writable mounts noexec" case_exec_allowlist
+tcase "exec allowlist under harsh: seccomp refuses memfd_create too" case_memfd_harsh_seccomp
+tcase "exec allowlist: a changed, missing or symlinked pin fails create, nothing left" case_pin_changed_fails_create
+tcase "exec into the container is held by the same rules" case_exec_held
+tcase "a plain config.json process.landlock block (no policy) is enforced, in exec too" case_plain_config_block
+tcase "features and policy explain report the Landlock ABI and each rule class" case_reported
+tcase "harsh runs the busybox-static workload and denies a file outside its rules" case_harsh_runs_busybox
+finish

@@ -1,0 +1,93 @@
+#include "runtime/linux/exec_allowlist.hpp"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <openssl/evp.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "runtime/linux/safe_path.hpp"
+
+namespace sh::exec_allowlist {
+
+namespace {
+
+std::string hex(const unsigned char* md, unsigned len) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) {
+    out.push_back(digits[md[i] >> 4]);
+    out.push_back(digits[md[i] & 15]);
+  }
+  return out;
+}
+
+// Bind the object `fd` refers to read-only over `path` (whose O_PATH fd is `target`).
+Result<void> bind_readonly(int fd, int target, const std::string& path) {
+  Fd tree(::open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+  if (!tree) return sys_error("exec allowlist: " + path + ": open_tree");
+  struct mount_attr a = {};
+  a.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &a, sizeof a) < 0)
+    return sys_error("exec allowlist: " + path + ": make the bind read-only");
+  if (::move_mount(tree.get(), "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return sys_error("exec allowlist: " + path + ": bind over itself");
+  return {};
+}
+
+Result<void> pin_one(int root, const policy::Pin& pin) {
+  const std::string what = "exec allowlist: " + pin.path;
+  auto opened = rootfs::open_in_root(root, pin.path, O_RDONLY | O_NOCTTY | O_NONBLOCK, RESOLVE_NO_SYMLINKS);
+  if (!opened) {
+    int e = opened.error().err;
+    if (e == ENOENT) return fail(what + ": not found in the container");
+    if (e == ELOOP) return fail(what + ": a symlink is on the way (pin the file itself, by its canonical path)");
+    return fail(std::move(opened.error()).context(what));
+  }
+  Fd fd = std::move(*opened);
+  struct stat st;
+  if (::fstat(fd.get(), &st) < 0) return sys_error(what + ": stat");
+  if (!S_ISREG(st.st_mode)) return fail(what + ": not a regular file");
+  std::string got = TRY(sha256_fd(fd.get(), what));
+  if (got != pin.sha256) return fail(what + ": SHA-256 is " + got + ", the policy pins " + pin.sha256);
+  Fd target = TRY(rootfs::open_in_root(root, pin.path, O_PATH, RESOLVE_NO_SYMLINKS));
+  TRYV(bind_readonly(fd.get(), target.get(), pin.path));
+  // What the path names now must be the object hashed, seen through the new bind.
+  Fd again = TRY(rootfs::open_in_root(root, pin.path, O_PATH, RESOLVE_NO_SYMLINKS));
+  struct stat now;
+  if (::fstat(again.get(), &now) < 0) return sys_error(what + ": stat after the bind");
+  if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) return fail(what + ": changed while it was being pinned");
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> sha256_fd(int fd, const std::string& what) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return fail(what + ": SHA-256 init failed");
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return sys_error(what + ": read");
+    if (n == 0) break;
+    if (EVP_DigestUpdate(ctx.get(), buf, size_t(n)) != 1) return fail(what + ": SHA-256 update failed");
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return fail(what + ": SHA-256 final failed");
+  return hex(md, len);
+}
+
+Result<void> pin_all(std::span<const policy::Pin> pins) {
+  Fd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return sys_error("exec allowlist: open /");
+  for (const auto& pin : pins) TRYV(pin_one(root.get(), pin));
+  return {};
+}
+
+}  // namespace sh::exec_allowlist

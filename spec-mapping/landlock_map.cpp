@@ -1,0 +1,68 @@
+#include "spec-mapping/landlock_map.hpp"
+
+#include <algorithm>
+
+namespace sh::policy {
+namespace {
+
+using oci::LandlockKind;
+
+uint64_t bit(LandlockKind k, std::string_view name) { return oci::find_landlock_right(k, name)->bit; }
+
+uint64_t all_fs_rights() {
+  uint64_t m = 0;
+  for (const auto& r : oci::landlock_rights())
+    if (r.kind == LandlockKind::fs) m |= r.bit;
+  return m;
+}
+
+bool has(const std::vector<std::string>& v, std::string_view s) { return std::ranges::find(v, s) != v.end(); }
+
+}  // namespace
+
+std::optional<oci::LandlockConfig> landlock_block(const Policy& p) {
+  if (!p.files && !p.ports && !p.scope && !p.exec) return std::nullopt;
+  oci::LandlockConfig c;
+  c.disable_best_effort = !p.best_effort;
+  c.canonical_paths = true;  // compose.cpp compares paths lexically
+  if (p.files) {
+    c.handled_fs = all_fs_rights();
+    for (const auto& r : *p.files) c.path_beneath.push_back(oci::LandlockPathRule{r.access, {r.path}});
+  }
+  if (p.exec) {
+    const uint64_t execute = bit(LandlockKind::fs, "execute"), read = bit(LandlockKind::fs, "read_file");
+    c.handled_fs |= execute;
+    oci::LandlockPathRule pins{execute | (c.handled_fs & read), {}};
+    for (const auto& pin : *p.exec) pins.paths.push_back(pin.path);
+    if (!pins.paths.empty()) c.path_beneath.push_back(std::move(pins));
+  }
+  if (p.ports) {
+    c.handled_net = bit(LandlockKind::net, "bind_tcp") | bit(LandlockKind::net, "connect_tcp");
+    if (!p.ports->bind.empty())
+      c.net_port.push_back(oci::LandlockPortRule{bit(LandlockKind::net, "bind_tcp"), p.ports->bind});
+    if (!p.ports->connect.empty())
+      c.net_port.push_back(oci::LandlockPortRule{bit(LandlockKind::net, "connect_tcp"), p.ports->connect});
+  }
+  if (p.scope)
+    for (const auto& s : *p.scope) c.scoped |= bit(LandlockKind::scope, s);
+  // A scope section that is empty ("scope": []) restricts nothing; Landlock refuses an empty
+  // ruleset, and a block that handles nothing would be one.
+  if (!c.handled_fs && !c.handled_net && !c.scoped) return std::nullopt;
+  return c;
+}
+
+void apply_exec_allowlist(const Policy& p, oci::Config& c) {
+  if (!p.exec) return;
+  c.root.readonly = true;
+  for (auto& m : c.mounts)
+    if (!has(m.options, "ro") && !has(m.options, "noexec")) {
+      std::erase(m.options, "exec");
+      m.options.push_back("noexec");
+    }
+  auto pid = std::ranges::find_if(c.linux.namespaces, [](const oci::Namespace& n) { return n.type == "pid"; });
+  if (pid == c.linux.namespaces.end()) c.linux.namespaces.push_back({"pid", ""});
+  else pid->path.clear();  // the sysctl below must not land in a pid namespace shared with others
+  c.linux.sysctl.insert_or_assign(std::string("vm.memfd_noexec"), std::string(1, '2'));
+}
+
+}  // namespace sh::policy
