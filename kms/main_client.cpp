@@ -6,6 +6,7 @@
 // 3 TLS refused (certificate, role); 4 a response that does not open with this key.
 #include <algorithm>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -151,6 +152,7 @@ int run(std::map<std::string, std::string>& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // the KMS closes first; our close_notify may meet a closed socket
   std::map<std::string, std::string> a;
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];

@@ -73,6 +73,14 @@ Result<Fd> listen_on(const std::string& path) {
   return s;
 }
 
+std::string describe_status(int st) {
+  if (WIFEXITED(st)) return "worker exited with status " + std::to_string(WEXITSTATUS(st));
+  if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+    return "worker killed by SIGSYS: a syscall outside its seccomp allowlist";
+  if (WIFSIGNALED(st)) return "worker killed by signal " + std::to_string(WTERMSIG(st));
+  return "worker status " + std::to_string(st);
+}
+
 std::vector<std::string> gate_syscalls() {
   auto s = base_syscalls();
   for (const char* n : {"accept4", "poll", "ppoll", "setsockopt", "getsockopt", "shutdown", "sendto", "recvfrom",
@@ -111,8 +119,10 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   std::string m = n > 0 ? std::string(msg, static_cast<size_t>(n)) : "no word from the worker";
   if (m != "ready") {
     ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    return fail(m.starts_with("error ") ? m.substr(6) : m);
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    if (m.starts_with("error ")) return fail(m.substr(6));
+    return fail(m + " (" + describe_status(st) + ")");
   }
   Freezer fz = TRY(Freezer::open(worker_cg));
   double t = TRY(fz.set(true));
@@ -120,6 +130,7 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
 
   OPENSSL_init_ssl(0, nullptr);
   SslCtx ctx = TRY(make_ctx(c.tls, c.caller_role, true));
+  ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a logged error, not the gate's end
   sigset_t ss;
   sigemptyset(&ss);
   sigaddset(&ss, SIGTERM);

@@ -52,16 +52,21 @@ Result<void> harden(unsigned nofile) {
 
 Result<void> drop_to(uid_t uid, gid_t gid) {
   if (uid == 0 || gid == 0) return fail("drop privileges: refusing uid/gid 0");
+  // Every set named and empty (an absent set means "leave as is" to the OCI helpers).
+  oci::Capabilities none;
+  none.bounding = none.effective = none.inheritable = none.permitted = none.ambient = std::vector<std::string>{};
   // The bounding set first (needs CAP_SETPCAP), so that nothing can come back on exec.
-  TRYVC("drop capabilities", caps::apply_bounding(oci::Capabilities{}));
+  TRYVC("drop capabilities", caps::apply_bounding(none));
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return sys_error("clear ambient capabilities");
   if (::setgroups(0, nullptr) != 0) return sys_error("setgroups []");
   if (::setresgid(gid, gid, gid) != 0) return sys_error("setresgid " + std::to_string(gid));
   if (::setresuid(uid, uid, uid) != 0) return sys_error("setresuid " + std::to_string(uid));
   // Changing uid cleared permitted and effective; clear inheritable too and check.
-  TRYVC("drop capabilities", caps::apply_sets(oci::Capabilities{}));
+  TRYVC("drop capabilities", caps::apply_sets(none));
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return sys_error("PR_SET_DUMPABLE 0");
   if (::setuid(0) == 0) return fail("drop privileges: setuid(0) still works");
+  for (int cap = 0; cap <= caps::last_cap(); ++cap)
+    if (::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) return fail("drop privileges: " + caps::name(cap) + " still bounding");
   return {};
 }
 
