@@ -32,5 +32,5 @@ endforeach()
 # The KMS suite needs the two KMS binaries.
 if(TEST conformance.kms)
   set_property(TEST conformance.kms APPEND PROPERTY ENVIRONMENT
-    "SHARNESS_KMS=$<TARGET_FILE:sharness-kms>;SHARNESS_KMS_CLIENT=$<TARGET_FILE:sharness-kms-client>")
+    "SHARNESS_KMS=$<TARGET_FILE:sharness-kms>;SHARNESS_KMS_CLIENT=$<TARGET_FILE:sharness-kms-client>;SHARNESS_KMS_SEAL=$<TARGET_FILE:sharness-runtime>")
 endif()
