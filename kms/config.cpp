@@ -35,7 +35,7 @@ Result<std::vector<std::string>> names(const json::Value& v, std::string_view ke
 Result<Config> parse_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
-  TRYV(root.only_keys({"name", "vault", "kek", "socket", "tls", "callerRole", "allow", "log", "stateRoot",
+  TRYV(root.only_keys({"name", "vault", "kek", "socket", "tls", "callerRole", "callerId", "allow", "log", "stateRoot",
                        "cgroupParent", "memoryLimit", "allowWeakerMemory"}));
   Config c;
   c.name = TRY(need_string(root, "name"));
@@ -51,6 +51,9 @@ Result<Config> parse_config(std::string_view text, const std::string& origin) {
   c.caller_role = TRY(need_string(root, "callerRole"));
   if (auto r = check_name("callerRole", c.caller_role); !r)
     return fail(root.child_path("callerRole") + ": " + r.error().what());
+  TRYV(root.opt("callerId", c.caller_id));
+  if (!c.caller_id.empty())
+    if (auto r = check_name("callerId", c.caller_id); !r) return fail(root.child_path("callerId") + ": " + r.error().what());
   auto allow = TRY(root.need("allow"));
   TRYV(allow.only_keys({"vaults", "hosts", "operations", "maxTtl"}));
   c.allow.vaults = TRY(names(allow, "vaults"));

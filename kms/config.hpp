@@ -16,6 +16,7 @@ struct Config {
   std::string socket;        // the listening UNIX socket the gate binds
   TlsFiles tls;              // the KMS's own certificate, its key and the CA
   std::string caller_role;   // the only role a client may have ("app")
+  std::string caller_id;     // if set, the only id (the container's): spiffe://.../role/<role>/<id>
   Allowlist allow;           // vaults, hosts, operations, max TTL
   std::string log;           // log file, opened before the sandbox (default: stderr)
   std::string state_root = "/run/sharness-kms";  // <root>/<name>/ holds the pid file; uid claims

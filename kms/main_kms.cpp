@@ -128,7 +128,7 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   log_line(log_fd, c.name, "gate", "worker " + std::to_string(pid) + " ready and frozen (" + std::to_string(t) + " ms)");
 
   OPENSSL_init_ssl(0, nullptr);
-  SslCtx ctx = TRY(make_ctx(c.tls, c.caller_role, true));
+  SslCtx ctx = TRY(make_ctx(c.tls, c.caller_role, true, c.caller_id));
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a logged error, not the gate's end
   sigset_t ss;
   sigemptyset(&ss);

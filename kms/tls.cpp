@@ -27,8 +27,13 @@ void set_reason(SSL* ssl, std::string why) {
   SSL_set_ex_data(ssl, ssl_reason_index(), new std::string(std::move(why)));
 }
 
-// The leaf's role: exactly one URI SAN, of the spiffe://sharness.local/role/ shape.
-Result<std::string> leaf_role(X509* cert) {
+// What a peer must be.
+struct Want {
+  std::string role, id;  // id empty: any id
+};
+
+// The leaf's identity: exactly one URI SAN, of the spiffe://sharness.local/role/ shape.
+Result<SpiffeId> leaf_id(X509* cert) {
   auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   if (!names) return fail("certificate has no subjectAltName");
   std::string uri;
@@ -42,7 +47,7 @@ Result<std::string> leaf_role(X509* cert) {
   }
   GENERAL_NAMES_free(names);
   if (uris != 1) return fail("certificate has " + std::to_string(uris) + " URI SANs, expected exactly 1");
-  return role_of_uri(uri);
+  return parse_spiffe(uri);
 }
 
 int verify_cb(int preverify_ok, X509_STORE_CTX* x) {
@@ -53,18 +58,18 @@ int verify_cb(int preverify_ok, X509_STORE_CTX* x) {
     return 0;
   }
   if (X509_STORE_CTX_get_error_depth(x) != 0) return 1;
-  const auto* want = static_cast<const std::string*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_role_index()));
-  auto role = leaf_role(X509_STORE_CTX_get_current_cert(x));
-  if (!role) {
-    set_reason(ssl, "peer certificate: " + role.error().what());
+  const auto* want = static_cast<const Want*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_role_index()));
+  auto got = leaf_id(X509_STORE_CTX_get_current_cert(x));
+  auto refuse = [&](std::string why) {
+    set_reason(ssl, std::move(why));
     X509_STORE_CTX_set_error(x, X509_V_ERR_APPLICATION_VERIFICATION);
     return 0;
-  }
-  if (!want || *role != *want) {
-    set_reason(ssl, "peer role \"" + *role + "\", expected \"" + (want ? *want : std::string()) + "\"");
-    X509_STORE_CTX_set_error(x, X509_V_ERR_APPLICATION_VERIFICATION);
-    return 0;
-  }
+  };
+  if (!got) return refuse("peer certificate: " + got.error().what());
+  if (!want || got->role != want->role)
+    return refuse("peer role \"" + got->role + "\", expected \"" + (want ? want->role : std::string()) + "\"");
+  if (!want->id.empty() && got->id != want->id)
+    return refuse("peer id \"" + got->id + "\", expected \"" + want->id + "\"");
   return 1;
 }
 
@@ -82,11 +87,11 @@ std::string ossl_queue() {
 }  // namespace
 
 void SslCtxFree::operator()(SSL_CTX* c) const {
-  delete static_cast<std::string*>(SSL_CTX_get_ex_data(c, ctx_role_index()));
+  delete static_cast<Want*>(SSL_CTX_get_ex_data(c, ctx_role_index()));
   SSL_CTX_free(c);
 }
 
-Result<std::string> role_of_uri(std::string_view uri) {
+Result<SpiffeId> parse_spiffe(std::string_view uri) {
   if (!uri.starts_with(kSpiffePrefix))
     return fail("URI SAN \"" + std::string(uri) + "\" is not " + std::string(kSpiffePrefix) + "<role>/<id>");
   std::string_view rest = uri.substr(kSpiffePrefix.size());
@@ -94,10 +99,10 @@ Result<std::string> role_of_uri(std::string_view uri) {
   if (slash == 0 || slash == std::string_view::npos || slash + 1 == rest.size() ||
       rest.find('/', slash + 1) != std::string_view::npos)
     return fail("URI SAN \"" + std::string(uri) + "\" is not " + std::string(kSpiffePrefix) + "<role>/<id>");
-  return std::string(rest.substr(0, slash));
+  return SpiffeId{std::string(rest.substr(0, slash)), std::string(rest.substr(slash + 1))};
 }
 
-Result<SslCtx> make_ctx(const TlsFiles& f, std::string_view peer_role, bool server) {
+Result<SslCtx> make_ctx(const TlsFiles& f, std::string_view peer_role, bool server, std::string_view peer_id) {
   SslCtx ctx(SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()));
   if (!ctx) return fail("tls: new context: " + ossl_queue());
   auto err = [](std::string what) { return fail("tls: " + what + ": " + ossl_queue()); };
@@ -108,7 +113,7 @@ Result<SslCtx> make_ctx(const TlsFiles& f, std::string_view peer_role, bool serv
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), f.cert.c_str()) != 1) return err("load certificate " + f.cert);
   if (SSL_CTX_use_PrivateKey_file(ctx.get(), f.key.c_str(), SSL_FILETYPE_PEM) != 1) return err("load key " + f.key);
   if (SSL_CTX_check_private_key(ctx.get()) != 1) return err("key " + f.key + " does not match " + f.cert);
-  SSL_CTX_set_ex_data(ctx.get(), ctx_role_index(), new std::string(peer_role));
+  SSL_CTX_set_ex_data(ctx.get(), ctx_role_index(), new Want{std::string(peer_role), std::string(peer_id)});
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, verify_cb);
   // No session tickets or resumption: every connection shows its certificate.
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);

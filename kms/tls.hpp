@@ -29,12 +29,17 @@ struct SslFree {
 using SslCtx = std::unique_ptr<SSL_CTX, SslCtxFree>;
 using Ssl = std::unique_ptr<SSL, SslFree>;
 
-// A TLS 1.3-only context that presents `files.cert` and accepts only peers of `peer_role`.
-Result<SslCtx> make_ctx(const TlsFiles& files, std::string_view peer_role, bool server);
+// A TLS 1.3-only context that presents `files.cert` and accepts only peers of `peer_role`
+// (and, when `peer_id` is not empty, only the one whose URI SAN names that id: a KMS serves
+// its own container's certificate, not any certificate of the role).
+Result<SslCtx> make_ctx(const TlsFiles& files, std::string_view peer_role, bool server, std::string_view peer_id = {});
 
-// The role in a URI SAN ("spiffe://sharness.local/role/kms/c1" -> "kms"); error when the
-// URI is not of that shape.
-Result<std::string> role_of_uri(std::string_view uri);
+// "spiffe://sharness.local/role/kms/c1" -> {"kms", "c1"}; error when the URI is not of that shape.
+struct SpiffeId {
+  std::string role, id;
+};
+Result<SpiffeId> parse_spiffe(std::string_view uri);
+inline Result<std::string> role_of_uri(std::string_view uri) { return TRY(parse_spiffe(uri)).role; }
 // Why the last handshake on `ssl` was refused ("peer role \"app\", expected \"kms\"",
 // "certificate verify failed: unable to get local issuer certificate"), or "".
 std::string refusal(const SSL* ssl);

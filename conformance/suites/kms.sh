@@ -16,9 +16,9 @@ command -v openssl >/dev/null || { echo "# SKIP: openssl CLI missing"; exit 77; 
 
 # ---- shared material: a PKI, two master keys we know, a vault sealed under a root-only KEK
 K=$TMP/kms
-mkdir -p "$K/app" "$K/db" "$K/rogue" "$K/expired"
+mkdir -p "$K/app" "$K/app2" "$K/db" "$K/rogue" "$K/expired"
 "$SHARNESS_SOURCE_DIR/conformance/tools/kms-certs.sh" "$K/pki" >/dev/null
-for who in app db rogue expired; do
+for who in app app2 db rogue expired; do
   cp "$K/pki/$who.pem" "$K/$who/cert.pem"
   cp "$K/pki/$who.key" "$K/$who/key.pem"
   cp "$K/pki/ca.pem" "$K/$who/ca.pem"
@@ -59,7 +59,7 @@ kms_bundle() {
   cat >"$KCFG" <<JSON
 {"name": "$id", "vault": "$K/vault", "kek": "$K/kek", "socket": "$KSOCK/kms.sock",
  "tls": {"ca": "$K/pki/ca.pem", "cert": "$K/pki/kms.pem", "key": "$K/pki/kms.key"},
- "callerRole": "app", "log": "$KLOG", "stateRoot": "$KSTATE", "cgroupParent": "/$KMS_CG",
+ "callerRole": "app", "callerId": "app", "log": "$KLOG", "stateRoot": "$KSTATE", "cgroupParent": "/$KMS_CG",
  "allow": {"vaults": ["db"], "hosts": ["db.internal", "cache.internal"], "operations": ["read"], "maxTtl": 600}}
 JSON
   cfg "$B" '.hooks.createRuntime += [{"path": $kms, "args": ["sharness-kms", "start", "--config", $c]}]
@@ -166,6 +166,7 @@ case_refusals() {
 }
 
 # A wrong certificate is refused in the handshake: the worker is never thawed and sees no byte.
+# app2 has the right CA and role but names another container (the KMS serves its own only).
 case_wrong_certificate() {
   local id who before after
   id=$(newid kc)
@@ -175,7 +176,7 @@ case_wrong_certificate() {
   wait_file "$CASEDIR/$id.out" 10
   before=$(worker_requests "$KLOG")
   assert_eq 1 "$before" "the good client's request reached the worker"
-  for who in db rogue expired; do
+  for who in app2 db rogue expired; do
     RC=0
     "$SHARNESS_KMS_CLIENT" --socket "$KSOCK/kms.sock" --ca "$K/$who/ca.pem" --cert "$K/$who/cert.pem" \
       --key "$K/$who/key.pem" --vault db --host db.internal --op read >"$CASEDIR/$who.out" 2>"$CASEDIR/$who.err" || RC=$?
@@ -184,7 +185,8 @@ case_wrong_certificate() {
   done
   after=$(worker_requests "$KLOG")
   assert_eq "$before" "$after" "the worker received nothing from the refused clients"
-  assert_eq 3 "$(grep -c 'refused before any payload, worker not thawed' "$KLOG")" "gate log: 3 refusals"
+  assert_eq 4 "$(grep -c 'refused before any payload, worker not thawed' "$KLOG")" "gate log: 4 refusals"
+  assert_contains "$(<"$KLOG")" 'peer id "app2", expected "app"'
   assert_contains "$(<"$KLOG")" 'peer role "db", expected "app"'
   assert_contains "$(<"$KLOG")" 'unable to get local issuer certificate'
   assert_contains "$(<"$KLOG")" 'certificate has expired'
@@ -339,7 +341,7 @@ case_isolation_and_gone_after_delete() {
 
 tcase "the client in the container gets HKDF keys: same request same key, other host other key" case_derived_key
 tcase "a vault, host, operation or ttl outside the policy is refused" case_refusals
-tcase "a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
+tcase "another container's, a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
 tcase "a response replayed to another one-time key does not open" case_replay_to_another_key
 tcase "the master key is in no file, env, memory or socket byte the workload reaches" case_master_key_unreachable
 tcase "root cannot read the KMS's secret pages via /proc/pid/mem; the KMS is not dumpable" case_secret_pages_and_dumpable

@@ -3,7 +3,8 @@
 # (URI SAN spiffe://sharness.local/role/<role>/<id>):
 #   ca.pem            the CA every good certificate chains to
 #   kms.{pem,key}     role kms (the KMS's own)
-#   app.{pem,key}     role app (the caller the KMS accepts)
+#   app.{pem,key}     role app, id app (the caller the KMS accepts)
+#   app2.{pem,key}    role app, id app2 (another container of the same role)
 #   db.{pem,key}      role db (right CA, wrong role)
 #   rogue.{pem,key}   role app, but from another CA (rogue-ca.pem)
 #   expired.{pem,key} role app, right CA, expired
@@ -29,6 +30,7 @@ ca ca
 ca rogue-ca
 leaf kms kms ca -days 1
 leaf app app ca -days 1
+leaf app2 app ca -days 1
 leaf db db ca -days 1
 leaf rogue app rogue-ca -days 1
 # Expired: valid from 3 days ago to 2 days ago (x509 -not_before/-not_after need OpenSSL 3.4;

@@ -104,6 +104,10 @@ BOOST_AUTO_TEST_CASE(role_from_spiffe_uri) {
   BOOST_TEST(!role_of_uri("spiffe://sharness.local/role/app"));
   BOOST_TEST(!role_of_uri("spiffe://sharness.local/role//c1"));
   BOOST_TEST(!role_of_uri("spiffe://sharness.local/role/app/c1/x"));
+  auto id = parse_spiffe("spiffe://sharness.local/role/app/c1");
+  BOOST_REQUIRE(id);
+  BOOST_TEST(id->role == "app");
+  BOOST_TEST(id->id == "c1");
 }
 
 BOOST_AUTO_TEST_CASE(config_parse_is_strict) {
