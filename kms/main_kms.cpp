@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -149,6 +150,18 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   return serve(g);
 }
 
+// Close every fd above 2 but `keep`: the daemon must not hold anything its caller (the
+// runtime running the hook) left open without O_CLOEXEC.
+void close_other_fds(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 3;
+  for (int k : keep) {
+    if (static_cast<unsigned>(k) > from) ::close_range(from, static_cast<unsigned>(k) - 1, 0);
+    from = static_cast<unsigned>(k) + 1;
+  }
+  ::close_range(from, ~0u, 0);
+}
+
 Result<Config> config_arg(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[2], "--config") == 0) return load_config(argv[3]);
   return fail("usage: sharness-kms start|stop --config FILE");
@@ -188,6 +201,7 @@ Result<int> start(const Config& c) {
     ::dup2(log ? log.get() : null.get(), 2);
     log.reset();
     null.reset();
+    close_other_fds({listen_fd.get(), rp[1]});
     auto r = run_gate(c, listen_fd, rp[1], gate_uid, worker_uid);
     if (!r) {
       std::string e = "error " + r.error().what();
