@@ -342,6 +342,38 @@ case_isolation_and_gone_after_delete() {
   done
 }
 
+# A KEK others could read, or a vault sealed under another KEK: start refuses, so create fails
+# (createRuntime hook), and nothing of the KMS is left (state, uid claims, cgroups, socket).
+case_bad_kek_refused() {
+  local id d other
+  for bad in mode other; do
+    id=$(newid "kk-$bad")
+    kms_bundle b "$id" -- true
+    if [ "$bad" = mode ]; then
+      cp "$K/kek" "$CASEDIR/kek-$bad" && chmod 0644 "$CASEDIR/kek-$bad"
+    else
+      "$SHARNESS_KMS_SEAL" kms seal --kek "$CASEDIR/kek-$bad" --out "$CASEDIR/unused-vault" db >/dev/null 2>&1
+    fi
+    cfg_kms() { jq --arg k "$CASEDIR/kek-$bad" '.kek = $k' "$KCFG" >"$KCFG.new" && mv "$KCFG.new" "$KCFG"; }
+    cfg_kms
+    create_in "$B" "$id"
+    assert_ne 0 "$RC" "create with a bad KEK ($bad)"
+    if [ "$bad" = mode ]; then
+      assert_contains "$ERR" "lets others read it"
+    else
+      assert_contains "$ERR" "sealed under another key-encryption key"
+    fi
+    assert_nothing_left "$id"
+    [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left: $TMP/kms-state/$id"
+    [ ! -e "$KSOCK/kms.sock" ] || fail "KMS socket left"
+    for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+      [ ! -d "$d" ] || fail "KMS cgroup left: $d"
+    done
+    other=$(grep -l "^$id\$" "$TMP/kms-state/.uids"/* 2>/dev/null || true)
+    assert_eq "" "$other" "uid claims left for $id"
+  done
+}
+
 tcase "the client in the container gets HKDF keys: same request same key, other host other key" case_derived_key
 tcase "a vault, host, operation or ttl outside the policy is refused" case_refusals
 tcase "another container's, a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
@@ -350,4 +382,5 @@ tcase "the master key is in no file, env, memory or socket byte the workload rea
 tcase "root cannot read the KMS's secret pages via /proc/pid/mem; the KMS is not dumpable" case_secret_pages_and_dumpable
 tcase "the KMS cgroup is frozen between requests" case_frozen_between_requests
 tcase "the KMS runs as other uids, no caps, only lo, own pid ns, and is gone after delete" case_isolation_and_gone_after_delete
+tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
 finish
