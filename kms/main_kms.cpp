@@ -2,6 +2,7 @@
 // container's hooks:
 //   sharness-kms start --config FILE   set up gate + worker, return once they serve
 //   sharness-kms stop  --config FILE   stop them, remove cgroups, socket, uid claims
+//   sharness-kms status --config FILE  what runs (JSON); exit 3 when it does not
 // start forks a daemon (the gate), which clones the worker into new namespaces. The parent
 // returns 0 only after both reported ready, or prints the first error and returns 1.
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <filesystem>
 
 #include "base/file.hpp"
+#include "base/json.hpp"
 #include "kms/config.hpp"
 #include "kms/freezer.hpp"
 #include "kms/gate.hpp"
@@ -164,7 +166,7 @@ void close_other_fds(std::vector<int> keep) {
 
 Result<Config> config_arg(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[2], "--config") == 0) return load_config(argv[3]);
-  return fail("usage: sharness-kms start|stop --config FILE");
+  return fail("usage: sharness-kms start|stop|status --config FILE");
 }
 
 Result<int> start(const Config& c) {
@@ -267,15 +269,46 @@ Result<int> stop(const Config& c) {
   return 0;
 }
 
+// What runs, for operators and for `state`/`hello`: one JSON object.
+Result<int> status(const Config& c) {
+  json::Writer w(true);
+  w.begin_object().kv("name", c.name).kv("socket", c.socket);
+  bool running = false;
+  if (auto text = read_file(pid_file(c), 128)) {
+    pid_t pid = 0;
+    unsigned long long st = 0;
+    running = std::sscanf(text->c_str(), "%d %llu", &pid, &st) == 2 && proc::alive(pid, st);
+    if (running) w.key("gatePid").integer(pid);
+  }
+  w.kv("running", running);
+  if (auto u = read_file(uids_file(c), 128)) {
+    unsigned a = 0, b = 0;
+    if (std::sscanf(u->c_str(), "%u %u", &a, &b) == 2) w.key("gateUid").uinteger(a).key("workerUid").uinteger(b);
+  }
+  if (running) {
+    auto cg = TRY(cgroup_of(c, "worker"));
+    auto pids = cg.pids();
+    if (pids && !pids->empty()) w.key("workerPid").integer(pids->front());
+    if (auto f = cg.is_frozen()) w.kv("workerFrozen", *f);
+  }
+  w.end_object();
+  std::printf("%s\n", w.str().c_str());
+  return running ? 0 : 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || (std::strcmp(argv[1], "start") != 0 && std::strcmp(argv[1], "stop") != 0)) {
-    std::fprintf(stderr, "usage: sharness-kms start|stop --config FILE\n");
+  if (argc < 2 || (std::strcmp(argv[1], "start") != 0 && std::strcmp(argv[1], "stop") != 0 &&
+                   std::strcmp(argv[1], "status") != 0)) {
+    std::fprintf(stderr, "usage: sharness-kms start|stop|status --config FILE\n");
     return 1;
   }
   auto c = config_arg(argc, argv);
-  Result<int> r = c ? (std::strcmp(argv[1], "start") == 0 ? start(*c) : stop(*c)) : std::unexpected(c.error());
+  Result<int> r = !c ? std::unexpected(c.error())
+                  : std::strcmp(argv[1], "start") == 0 ? start(*c)
+                  : std::strcmp(argv[1], "stop") == 0  ? stop(*c)
+                                                       : status(*c);
   if (!r) {
     std::fprintf(stderr, "sharness-kms %s: %s\n", argv[1], r.error().what().c_str());
     if (c && std::strcmp(argv[1], "start") == 0 && r.error().msg.find(" exists: a KMS named") == std::string::npos)

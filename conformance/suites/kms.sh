@@ -291,6 +291,10 @@ case_frozen_between_requests() {
   assert_eq 0 "$CMD_RC" "second request: $CMD_OUT"
   assert_eq "$(expected_key "$MASTER_DB" db cache.internal read)" "$CMD_OUT"
   assert_eq FROZEN "$(kms_frozen "$id")" "frozen after the second request"
+  _run_cmd "$SHARNESS_KMS" status --config "$KCFG"
+  assert_eq 0 "$CMD_RC" "sharness-kms status: $CMD_OUT"
+  assert_eq "true true $(kms_worker_pid "$id")" "$(jq -r '"\(.running) \(.workerFrozen) \(.workerPid)"' <<<"$CMD_OUT")" \
+    "status: running, worker frozen, its pid"
   assert_eq 2 "$(grep -c 'served; thaw' "$KLOG")" "the gate thawed and froze once per request"
 }
 
@@ -336,6 +340,8 @@ case_isolation_and_gone_after_delete() {
     [ -z "$st" ] || [ "$st" = Z ] || fail "KMS process $p still alive after delete (state $st)"
   done
   [ ! -e "$KSOCK/kms.sock" ] || fail "KMS socket left after delete"
+  _run_cmd "$SHARNESS_KMS" status --config "$KCFG"
+  assert_eq 3 "$CMD_RC" "sharness-kms status after delete: $CMD_OUT"
   [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left after delete"
   for d in "$CGROOT"/*/"$KMS_CG/$id"; do
     [ ! -d "$d" ] || fail "KMS cgroup left after delete: $d"
