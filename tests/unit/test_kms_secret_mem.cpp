@@ -2,6 +2,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
+#include <seccomp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -54,4 +56,34 @@ BOOST_AUTO_TEST_CASE(describe_names_the_mode) {
   auto m = SecretMem::create(1, false);
   BOOST_REQUIRE(m);
   BOOST_TEST(m->describe().rfind("memfd_secret", 0) == 0);
+}
+
+// A kernel without memfd_secret, made real for this child process by a seccomp filter that
+// answers ENOSYS to it: refused unless the weaker mode is allowed, and the weaker mode says so.
+BOOST_AUTO_TEST_CASE(without_memfd_secret_refuse_or_weaker_mode) {
+  pid_t child = ::fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+    int nr = seccomp_syscall_resolve_name("memfd_secret");
+    if (!f || nr == __NR_SCMP_ERROR || seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), nr, 0) != 0 || seccomp_load(f) != 0)
+      ::_exit(10);
+    if (memfd_secret_available()) ::_exit(11);
+    auto refused = SecretMem::create(64, false);
+    if (refused) ::_exit(12);
+    if (refused.error().what().find("allowWeakerMemory") == std::string::npos) ::_exit(13);
+    auto weak = SecretMem::create(64, true);
+    if (!weak || !weak->weak()) ::_exit(14);
+    if (weak->describe().find("WEAKER MODE") == std::string::npos) ::_exit(15);
+    // The documented weakness: root (here: the process itself) reads it through /proc.
+    std::memset(weak->bytes().data(), 0x42, 8);
+    int fd = ::open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    char b[8] = {};
+    if (fd < 0 || ::pread(fd, b, 8, reinterpret_cast<off_t>(weak->bytes().data())) != 8 || b[0] != 0x42) ::_exit(16);
+    ::_exit(0);
+  }
+  int st = 0;
+  BOOST_REQUIRE(::waitpid(child, &st, 0) == child);
+  BOOST_REQUIRE(WIFEXITED(st));
+  BOOST_TEST(WEXITSTATUS(st) == 0, "child step failed: exit " << WEXITSTATUS(st));
 }
