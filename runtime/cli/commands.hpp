@@ -38,6 +38,7 @@ Result<int> cmd_features(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_policy(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_hello(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_ca(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_kms(const lifecycle::Globals&, const Args&, size_t);
 
 const std::vector<CommandInfo>& commands();
 // Exactly one positional argument, the container id.

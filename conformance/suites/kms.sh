@@ -1,0 +1,392 @@
+#!/usr/bin/env bash
+# KMS sidecar (issue 10, docs/kms.md): real containers whose config.json hooks start
+# sharness-kms before the workload (createRuntime) and stop it on delete (poststop), with the
+# KMS socket dir, a client certificate and sharness-kms-client bind-mounted read-only. The
+# workload runs the client; the suite checks what the KMS gives, refuses and hides.
+#
+# Needs SHARNESS_KMS, SHARNESS_KMS_CLIENT and SHARNESS_KMS_SEAL (our sharness-runtime, for
+# `kms seal`); the containers themselves run under $SHARNESS_RUNTIME (any runtime).
+. "$(dirname "$0")/../lib.sh"
+
+if [ -z "${SHARNESS_KMS:-}" ] || [ -z "${SHARNESS_KMS_CLIENT:-}" ] || [ -z "${SHARNESS_KMS_SEAL:-}" ]; then
+  echo "# SKIP: set SHARNESS_KMS, SHARNESS_KMS_CLIENT and SHARNESS_KMS_SEAL"
+  exit 77
+fi
+command -v openssl >/dev/null || { echo "# SKIP: openssl CLI missing"; exit 77; }
+
+# ---- shared material: a PKI, two master keys we know, a vault sealed under a root-only KEK
+K=$TMP/kms
+mkdir -p "$K/app" "$K/app2" "$K/db" "$K/rogue" "$K/expired"
+"$SHARNESS_SOURCE_DIR/conformance/tools/kms-certs.sh" "$K/pki" >/dev/null
+for who in app app2 db rogue expired; do
+  cp "$K/pki/$who.pem" "$K/$who/cert.pem"
+  cp "$K/pki/$who.key" "$K/$who/key.pem"
+  cp "$K/pki/ca.pem" "$K/$who/ca.pem"
+done
+MASTER_DB=$(openssl rand -hex 32)
+MASTER_WEB=$(openssl rand -hex 32)
+echo "$MASTER_DB" >"$K/db.master"
+echo "$MASTER_WEB" >"$K/web.master"
+"$SHARNESS_KMS_SEAL" kms seal --kek "$K/kek" --out "$K/vault" db="$K/db.master" web="$K/web.master" >/dev/null 2>&1 ||
+  { echo "kms seal failed" >&2; exit 1; }
+rm -f "$K/db.master" "$K/web.master"  # from here on the master keys exist only in the vault (and in this shell)
+KMS_CG=$CGPARENT/kms
+
+# expected_key VAULT_MASTER_HEX VAULT HOST OP: HKDF-SHA256 computed by the openssl CLI, apart
+# from the KMS (docs/kms.md "Derivation").
+expected_key() {
+  openssl kdf -keylen 32 -kdfopt digest:SHA256 -kdfopt "hexkey:$1" -kdfopt "info:sharness-kms/v1|$2|$3|$4" HKDF |
+    tr -d ':\n' | tr 'A-F' 'a-f'
+}
+
+CLIENT_ARGS=(--socket /run/kms/kms.sock --ca /etc/kms/ca.pem --cert /etc/kms/cert.pem --key /etc/kms/key.pem)
+
+# kms_bundle NAME ID [CERT_DIR] -- ARGS...: a busybox bundle whose hooks run a KMS named ID that
+# allows vault db, hosts db.internal and cache.internal, operation read, 600 s; the workload
+# gets the socket dir at /run/kms, CERT_DIR (default: the app role's) at /etc/kms and the
+# client at /usr/bin/sharness-kms-client, all read-only. Sets B, KCFG, KLOG, KSOCK.
+kms_bundle() {
+  local name=$1 id=$2 certs=$K/app
+  shift 2
+  if [ "$1" != -- ]; then certs=$1; shift; fi
+  shift
+  new_bundle "$name" "$@" >/dev/null
+  KSOCK=$CASEDIR/sock-$id
+  mkdir -p "$KSOCK"
+  KLOG=$CASEDIR/kms-$id.log
+  KCFG=$CASEDIR/kms-$id.json
+  KSTATE=$TMP/kms-state
+  cat >"$KCFG" <<JSON
+{"name": "$id", "vault": "$K/vault", "kek": "$K/kek", "socket": "$KSOCK/kms.sock",
+ "tls": {"ca": "$K/pki/ca.pem", "cert": "$K/pki/kms.pem", "key": "$K/pki/kms.key"},
+ "callerRole": "app", "callerId": "app", "log": "$KLOG", "stateRoot": "$KSTATE", "cgroupParent": "/$KMS_CG",
+ "allow": {"vaults": ["db"], "hosts": ["db.internal", "cache.internal"], "operations": ["read"], "maxTtl": 600}}
+JSON
+  cfg "$B" '.hooks.createRuntime += [{"path": $kms, "args": ["sharness-kms", "start", "--config", $c]}]
+          | .hooks.poststop += [{"path": $kms, "args": ["sharness-kms", "stop", "--config", $c]}]
+          | .mounts += [{"destination": "/run/kms", "type": "bind", "source": $s, "options": ["rbind", "ro"]},
+                        {"destination": "/etc/kms", "type": "bind", "source": $certs, "options": ["rbind", "ro"]},
+                        {"destination": "/usr/bin/sharness-kms-client", "type": "bind", "source": $cl,
+                         "options": ["bind", "ro"]}]' \
+    --arg kms "$SHARNESS_KMS" --arg c "$KCFG" --arg s "$KSOCK" --arg certs "$certs" --arg cl "$SHARNESS_KMS_CLIENT"
+}
+
+# The KMS's pieces on the host, for a KMS named ID.
+kms_gate_pid() { cut -d' ' -f1 "$TMP/kms-state/$1/kms.pid" 2>/dev/null; }
+kms_worker_pid() {
+  local f p
+  # (cgroupfs files report size 0: read them, do not test -s)
+  for f in "$CGROOT/pids/$KMS_CG/$1/worker/cgroup.procs" "$CGROOT/unified/$KMS_CG/$1/worker/cgroup.procs" \
+    "$CGROOT/$KMS_CG/$1/worker/cgroup.procs"; do
+    p=$(head -1 "$f" 2>/dev/null) || continue
+    [ -n "$p" ] && { echo "$p"; return 0; }
+  done
+  return 0
+}
+# kms_frozen ID: prints FROZEN or THAWED (v1 freezer.state; v2 cgroup.events "frozen 1").
+kms_frozen() {
+  local v1=$CGROOT/freezer/$KMS_CG/$1/worker/freezer.state d
+  if [ -e "$v1" ]; then cat "$v1"; return 0; fi
+  for d in "$CGROOT/unified/$KMS_CG/$1/worker" "$CGROOT/$KMS_CG/$1/worker"; do
+    [ -e "$d/cgroup.events" ] || continue
+    if grep -qx 'frozen 1' "$d/cgroup.events"; then echo FROZEN; else echo THAWED; fi
+    return 0
+  done
+  echo "no-freezer"
+}
+worker_requests() { grep -c 'worker: request' "$1" 2>/dev/null || true; }
+
+# perl scanners (perl is in Debian's essential set): does any readable byte of a process's
+# memory, or of a tree of files, contain the raw bytes or the hex text of KEY_HEX?
+scan_mem() { # PID KEY_HEX -> prints "found" or "absent"
+  perl -e '
+    my ($pid, $hex) = @ARGV; my $raw = pack("H*", $hex); my $found = 0;
+    open(my $maps, "<", "/proc/$pid/maps") or die "maps: $!";
+    open(my $mem, "<:raw", "/proc/$pid/mem") or die "mem: $!";
+    while (<$maps>) {
+      my ($a, $b, $perm, $path) = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/ or next;
+      next unless $perm =~ /^r/; next if $path =~ /secretmem|\[vvar\]|\[vsyscall\]/;
+      my ($s, $e) = (hex $a, hex $b); my $buf;
+      sysseek($mem, $s, 0) or next;
+      my $n = sysread($mem, $buf, $e - $s); next unless $n;
+      if (index($buf, $raw) >= 0 || index($buf, $hex) >= 0) { $found = 1; last; }
+    }
+    print $found ? "found\n" : "absent\n";' "$1" "$2"
+}
+scan_tree() { # DIR KEY_HEX -> "found" or "absent" (skips proc, sys, dev)
+  perl -MFile::Find -e '
+    my ($dir, $hex) = @ARGV; my $raw = pack("H*", $hex); my $found = 0;
+    find({ no_chdir => 1, wanted => sub {
+      if (-d $_ && m{^\Q$dir\E/(proc|sys|dev)$}) { $File::Find::prune = 1; return; }
+      return unless -f $_ && ! -l $_;
+      open(my $f, "<:raw", $_) or return; local $/; my $c = <$f> // "";
+      $found = 1 if index($c, $raw) >= 0 || index($c, $hex) >= 0;
+    }}, $dir);
+    print $found ? "found\n" : "absent\n";' "$1" "$2"
+}
+
+# ---------------------------------------------------------------------------------------------
+
+case_derived_key() {
+  local id want other
+  id=$(newid kd)
+  kms_bundle b "$id" -- sh -c "for h in db.internal db.internal cache.internal; do
+      sharness-kms-client ${CLIENT_ARGS[*]} --vault db --host \$h --op read --ttl 60 || exit \$?; done"
+  run_in "$B" "$id"
+  assert_eq 0 "$RC" "client in the container: $ERR"
+  want=$(expected_key "$MASTER_DB" db db.internal read)
+  other=$(expected_key "$MASTER_DB" db cache.internal read)
+  assert_eq "$want" "$(sed -n 1p <<<"$OUT")" "first request: HKDF-SHA256(master, db|db.internal|read)"
+  assert_eq "$want" "$(sed -n 2p <<<"$OUT")" "the same request twice gives the same key"
+  assert_eq "$other" "$(sed -n 3p <<<"$OUT")" "another allowed host gives its own key"
+  assert_ne "$want" "$other" "two hosts, two keys"
+  assert_ne "$MASTER_DB" "$want" "the derived key is not the master key"
+}
+
+case_refusals() {
+  local id
+  id=$(newid kr)
+  kms_bundle b "$id" -- sh -c "
+    c() { sharness-kms-client ${CLIENT_ARGS[*]} \"\$@\" >/dev/null 2>>/tmp/why; echo \$?; }
+    c --vault web --host db.internal --op read
+    c --vault nosuch --host db.internal --op read
+    c --vault db --host evil.example --op read
+    c --vault db --host db.internal --op write
+    c --vault db --host db.internal --op read --ttl 601
+    c --vault db --host db.internal --op read --ttl 600
+    cat /tmp/why >&2"
+  run_in "$B" "$id"
+  assert_eq 0 "$RC" "container ran: $ERR"
+  assert_eq "2 2 2 2 2 0" "$(tr '\n' ' ' <<<"$OUT" | sed 's/ $//')" "exit codes: 4 policy refusals, ttl 601 refused, 600 served"
+  assert_contains "$ERR" 'vault "web" is not allowed'
+  assert_contains "$ERR" 'vault "nosuch" is not allowed'
+  assert_contains "$ERR" 'host "evil.example" is not allowed'
+  assert_contains "$ERR" 'operation "write" is not allowed'
+  assert_contains "$ERR" 'ttl 601s is more than the allowed 600s'
+}
+
+# A wrong certificate is refused in the handshake: the worker is never thawed and sees no byte.
+# app2 has the right CA and role but names another container (the KMS serves its own only).
+case_wrong_certificate() {
+  local id who before after
+  id=$(newid kc)
+  kms_bundle b "$id" -- sh -c "sharness-kms-client ${CLIENT_ARGS[*]} --vault db --host db.internal --op read; sleep 60"
+  must_create "$B" "$id"
+  must_start "$id"
+  wait_file "$CASEDIR/$id.out" 10
+  before=$(worker_requests "$KLOG")
+  assert_eq 1 "$before" "the good client's request reached the worker"
+  for who in app2 db rogue expired; do
+    RC=0
+    "$SHARNESS_KMS_CLIENT" --socket "$KSOCK/kms.sock" --ca "$K/$who/ca.pem" --cert "$K/$who/cert.pem" \
+      --key "$K/$who/key.pem" --vault db --host db.internal --op read >"$CASEDIR/$who.out" 2>"$CASEDIR/$who.err" || RC=$?
+    assert_eq 3 "$RC" "client with the $who certificate: TLS refused ($(<"$CASEDIR/$who.err"))"
+    assert_eq "" "$(<"$CASEDIR/$who.out")" "no key for the $who certificate"
+  done
+  after=$(worker_requests "$KLOG")
+  assert_eq "$before" "$after" "the worker received nothing from the refused clients"
+  assert_eq 4 "$(grep -c 'refused before any payload, worker not thawed' "$KLOG")" "gate log: 4 refusals"
+  assert_contains "$(<"$KLOG")" 'peer id "app2", expected "app"'
+  assert_contains "$(<"$KLOG")" 'peer role "db", expected "app"'
+  assert_contains "$(<"$KLOG")" 'unable to get local issuer certificate'
+  assert_contains "$(<"$KLOG")" 'certificate has expired'
+  assert_eq FROZEN "$(kms_frozen "$id")" "worker still frozen"
+}
+
+case_replay_to_another_key() {
+  local id key
+  id=$(newid kp)
+  kms_bundle b "$id" -- sh -c "mkdir -p /tmp/r && cd /tmp/r &&
+    sharness-kms-client ${CLIENT_ARGS[*]} --vault db --host db.internal --op read --save-response resp --save-key k &&
+    sharness-kms-client --open-response resp --key-file k --vault db --host db.internal --op read --ttl 60 &&
+    { sharness-kms-client --open-response resp --vault db --host db.internal --op read --ttl 60; echo rc=\$?; }"
+  run_in "$B" "$id"
+  key=$(expected_key "$MASTER_DB" db db.internal read)
+  assert_eq "$key" "$(sed -n 1p <<<"$OUT")" "live answer"
+  assert_eq "$key" "$(sed -n 2p <<<"$OUT")" "the saved response opens with its own one-time key (control)"
+  assert_eq "rc=4" "$(sed -n 3p <<<"$OUT")" "the same response replayed to a fresh one-time key does not open"
+  assert_contains "$ERR" "authentication failed"
+}
+
+# Files, environment, memory of the workload; the socket's bytes: no master key anywhere.
+case_master_key_unreachable() {
+  local id pid derived trace sockfd
+  id=$(newid km)
+  kms_bundle b "$id" -- sharness-kms-client "${CLIENT_ARGS[@]}" --vault db --host db.internal --op read --hold 60
+  must_create "$B" "$id"
+  must_start "$id"
+  wait_file "$CASEDIR/$id.out" 10
+  pid=$(<"$CASEDIR/$id.pid")
+  derived=$(expected_key "$MASTER_DB" db db.internal read)
+  assert_eq "$derived" "$(head -1 "$CASEDIR/$id.out")"
+  assert_eq found "$(scan_mem "$pid" "$derived")" "control: the scan finds the derived key the client holds"
+  assert_eq absent "$(scan_mem "$pid" "$MASTER_DB")" "master key in the workload's memory"
+  assert_eq absent "$(scan_mem "$pid" "$MASTER_WEB")" "other vault's master key in the workload's memory"
+  assert_not_contains "$(tr '\0' '\n' <"/proc/$pid/environ")" "$MASTER_DB" "workload environment"
+  assert_eq absent "$(scan_tree "/proc/$pid/root" "$MASTER_DB")" "master key in the workload's files"
+  assert_eq absent "$(scan_tree "/proc/$pid/root" "$MASTER_WEB")" "master key in the workload's files"
+  # The socket's bytes, from a host-side client under strace (-xx: every byte as \xNN).
+  command -v strace >/dev/null || skip "strace missing (the socket-bytes half)"
+  trace=$CASEDIR/trace
+  strace -f -xx -s 65536 -e trace=connect,read,write,sendto,recvfrom,sendmsg,recvmsg -o "$trace" \
+    "$SHARNESS_KMS_CLIENT" --socket "$KSOCK/kms.sock" --ca "$K/app/ca.pem" --cert "$K/app/cert.pem" \
+    --key "$K/app/key.pem" --vault db --host db.internal --op read >"$CASEDIR/host.out"
+  assert_eq "$derived" "$(<"$CASEDIR/host.out")"
+  sockfd=$(sed -n 's/^[0-9 ]*connect(\([0-9]*\), {sa_family=AF_UNIX.*/\1/p' "$trace" | head -1)
+  [ -n "$sockfd" ] || fail "no connect() in the trace"
+  grep -E "^[0-9 ]*(read|write|sendto|recvfrom|sendmsg|recvmsg)\($sockfd," "$trace" | grep -o '"[^"]*"' |
+    tr -d '"\\x\n' >"$CASEDIR/wire.hex"
+  [ -s "$CASEDIR/wire.hex" ] || fail "no socket bytes captured"
+  hex() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }
+  local wire; wire=$(<"$CASEDIR/wire.hex")
+  assert_not_contains "$wire" "$MASTER_DB" "master key on the wire"
+  assert_not_contains "$wire" "$derived" "derived key (raw) on the wire"
+  assert_not_contains "$wire" "$(hex "$derived")" "derived key (hex text) on the wire"
+  assert_not_contains "$wire" "$(hex 'sharness-kms/1')" "protocol plaintext on the wire (it is TLS)"
+  # control: the same search finds the derived key in what the client wrote to stdout
+  assert_contains "$(grep -E '^[0-9 ]*write\(1,' "$trace" | tr -d '\\x')" "$(hex "$derived")" "control: stdout"
+}
+
+# Root on the host: the secret pages do not read through /proc/<pid>/mem; the KMS is not dumpable.
+case_secret_pages_and_dumpable() {
+  local id w g out
+  id=$(newid ks)
+  kms_bundle b "$id" -- sleep 60
+  must_create "$B" "$id"
+  w=$(kms_worker_pid "$id")
+  g=$(kms_gate_pid "$id")
+  [ -n "$w" ] && [ -n "$g" ] || fail "no KMS processes (worker '$w', gate '$g')"
+  assert_contains "$(<"$KLOG")" "in memfd_secret" "the worker says its keys are in memfd_secret"
+  out=$(perl -e '
+    my $pid = shift; my ($s, $h);
+    open(my $m, "<", "/proc/$pid/maps") or die; while (<$m>) {
+      $s //= hex($1) if m{^([0-9a-f]+)-\S+ rw-s .*/secretmem};
+      $h //= hex($1) if m{^([0-9a-f]+)-\S+ rw-p .*\[heap\]};
+    }
+    die "no secretmem mapping\n" unless defined $s;
+    open(my $mem, "<:raw", "/proc/$pid/mem") or die "open mem: $!";
+    my $buf;
+    sysseek($mem, $h, 0); my $n = sysread($mem, $buf, 64); print "heap=", ($n // "err:$!"), "\n";
+    sysseek($mem, $s, 0); $n = sysread($mem, $buf, 32); print "secret=", (defined $n ? "read $n" : "err:$!"), "\n";' "$w")
+  assert_contains "$out" "heap=64" "control: root reads the worker's ordinary memory"
+  assert_contains "$out" "secret=err:Input/output error" "root reading the secret pages"
+  # Not dumpable: /proc/<pid>/ files belong to root, not to the process's uid.
+  for p in "$w" "$g"; do
+    assert_ne 0 "$(awk '/^Uid:/ {print $2}' "/proc/$p/status")" "KMS process $p runs as root"
+    assert_eq 0 "$(stat -c %u "/proc/$p/mem")" "/proc/$p/mem owner (a dumpable process owns it)"
+  done
+  assert_eq 0 "$(cat "/proc/$w/limits" | awk '/Max core file size/ {print $5}')" "RLIMIT_CORE"
+}
+
+case_frozen_between_requests() {
+  local id
+  id=$(newid kf)
+  kms_bundle b "$id" -- sh -c "sharness-kms-client ${CLIENT_ARGS[*]} --vault db --host db.internal --op read; sleep 60"
+  must_create "$B" "$id"
+  assert_eq FROZEN "$(kms_frozen "$id")" "frozen before the first request"
+  must_start "$id"
+  wait_file "$CASEDIR/$id.out" 10
+  assert_eq FROZEN "$(kms_frozen "$id")" "frozen after the first request"
+  _run_cmd rt exec "$id" sharness-kms-client "${CLIENT_ARGS[@]}" --vault db --host cache.internal --op read
+  assert_eq 0 "$CMD_RC" "second request: $CMD_OUT"
+  assert_eq "$(expected_key "$MASTER_DB" db cache.internal read)" "$CMD_OUT"
+  assert_eq FROZEN "$(kms_frozen "$id")" "frozen after the second request"
+  _run_cmd "$SHARNESS_KMS" status --config "$KCFG"
+  assert_eq 0 "$CMD_RC" "sharness-kms status: $CMD_OUT"
+  assert_eq "true true $(kms_worker_pid "$id")" "$(jq -r '"\(.running) \(.workerFrozen) \(.workerPid)"' <<<"$CMD_OUT")" \
+    "status: running, worker frozen, its pid"
+  assert_eq 2 "$(grep -c 'served; thaw' "$KLOG")" "the gate thawed and froze once per request"
+}
+
+case_isolation_and_gone_after_delete() {
+  local id w g cpid uid links d st
+  id=$(newid ki)
+  kms_bundle b "$id" -- sleep 60
+  cfg "$B" '.process.user.uid = 1000 | .process.user.gid = 1000'
+  must_create "$B" "$id"
+  must_start "$id"
+  cpid=$(<"$CASEDIR/$id.pid")
+  w=$(kms_worker_pid "$id")
+  g=$(kms_gate_pid "$id")
+  for p in "$w" "$g"; do
+    uid=$(awk '/^Uid:/ {print $2}' "/proc/$p/status")
+    assert_ne 1000 "$uid" "KMS process $p shares the workload's uid"
+    assert_ne 0 "$uid" "KMS process $p runs as root"
+    assert_eq "0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000" \
+      "$(awk '/^Cap(Inh|Prm|Eff|Bnd|Amb):/ {printf "%s ", $2}' "/proc/$p/status" | sed 's/ $//')" "capabilities of $p"
+    assert_eq 1 "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$p/status")" "no_new_privs of $p"
+    assert_eq 2 "$(awk '/^Seccomp:/ {print $2}' "/proc/$p/status")" "seccomp filter on $p"
+    assert_ne "$(host_ns net)" "$(readlink "/proc/$p/ns/net")" "KMS process $p in the host network namespace"
+    assert_ne "$(readlink "/proc/$cpid/ns/net")" "$(readlink "/proc/$p/ns/net")" "KMS $p shares the workload's netns"
+    links=$(nsenter -t "$p" -n ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
+    assert_eq "lo " "$links" "network interfaces of $p"
+    assert_ne "$(host_ns mnt)" "$(readlink "/proc/$p/ns/mnt")" "mount namespace of $p"
+    assert_ne "$(host_ns ipc)" "$(readlink "/proc/$p/ns/ipc")" "ipc namespace of $p"
+  done
+  assert_ne "$(host_ns pid)" "$(readlink "/proc/$w/ns/pid")" "the worker's pid namespace"
+  assert_eq 1 "$(awk '/^NSpid:/ {print $NF}' "/proc/$w/status")" "the worker is pid 1 of its own pid namespace"
+  assert_ne "$(awk '/^Uid:/ {print $2}' "/proc/$w/status")" "$(awk '/^Uid:/ {print $2}' "/proc/$g/status")" \
+    "gate and worker share a uid"
+  assert_eq 1 "$(cat "$CGROOT/pids/$KMS_CG/$id/worker/pids.max" 2>/dev/null || cat "$CGROOT/unified/$KMS_CG/$id/worker/pids.max")" \
+    "worker pids.max"
+  _run_cmd rt kill "$id" KILL
+  wait_status "$id" stopped
+  _run_cmd rt delete "$id"
+  assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
+  # (a zombie is gone too: it holds no memory or namespace, and waits only for its reaper,
+  # this shell as subreaper here, the shim under containerd)
+  for p in "$w" "$g"; do
+    st=$(awk '/^State:/ {print $2}' "/proc/$p/status" 2>/dev/null || true)
+    [ -z "$st" ] || [ "$st" = Z ] || fail "KMS process $p still alive after delete (state $st)"
+  done
+  [ ! -e "$KSOCK/kms.sock" ] || fail "KMS socket left after delete"
+  _run_cmd "$SHARNESS_KMS" status --config "$KCFG"
+  assert_eq 3 "$CMD_RC" "sharness-kms status after delete: $CMD_OUT"
+  [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left after delete"
+  for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+    [ ! -d "$d" ] || fail "KMS cgroup left after delete: $d"
+  done
+}
+
+# A KEK others could read, or a vault sealed under another KEK: start refuses, so create fails
+# (createRuntime hook), and nothing of the KMS is left (state, uid claims, cgroups, socket).
+case_bad_kek_refused() {
+  local id d other
+  for bad in mode other; do
+    id=$(newid "kk-$bad")
+    kms_bundle b "$id" -- true
+    if [ "$bad" = mode ]; then
+      cp "$K/kek" "$CASEDIR/kek-$bad" && chmod 0644 "$CASEDIR/kek-$bad"
+    else
+      "$SHARNESS_KMS_SEAL" kms seal --kek "$CASEDIR/kek-$bad" --out "$CASEDIR/unused-vault" db >/dev/null 2>&1
+    fi
+    cfg_kms() { jq --arg k "$CASEDIR/kek-$bad" '.kek = $k' "$KCFG" >"$KCFG.new" && mv "$KCFG.new" "$KCFG"; }
+    cfg_kms
+    create_in "$B" "$id"
+    assert_ne 0 "$RC" "create with a bad KEK ($bad)"
+    if [ "$bad" = mode ]; then
+      assert_contains "$ERR" "lets others read it"
+    else
+      assert_contains "$ERR" "sealed under another key-encryption key"
+    fi
+    assert_nothing_left "$id"
+    [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left: $TMP/kms-state/$id"
+    [ ! -e "$KSOCK/kms.sock" ] || fail "KMS socket left"
+    for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+      [ ! -d "$d" ] || fail "KMS cgroup left: $d"
+    done
+    other=$(grep -l "^$id\$" "$TMP/kms-state/.uids"/* 2>/dev/null || true)
+    assert_eq "" "$other" "uid claims left for $id"
+  done
+}
+
+tcase "the client in the container gets HKDF keys: same request same key, other host other key" case_derived_key
+tcase "a vault, host, operation or ttl outside the policy is refused" case_refusals
+tcase "another container's, a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
+tcase "a response replayed to another one-time key does not open" case_replay_to_another_key
+tcase "the master key is in no file, env, memory or socket byte the workload reaches" case_master_key_unreachable
+tcase "root cannot read the KMS's secret pages via /proc/pid/mem; the KMS is not dumpable" case_secret_pages_and_dumpable
+tcase "the KMS cgroup is frozen between requests" case_frozen_between_requests
+tcase "the KMS runs as other uids, no caps, only lo, own pid ns, and is gone after delete" case_isolation_and_gone_after_delete
+tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
+finish

@@ -1,0 +1,56 @@
+// The KMS sidecar as a policy places it into a container's config.json (issue 10, docs/kms.md
+// "Policy mapping"): the policy's `secrets` section, and for one container the sharness-kms
+// config plus the hooks and mounts that run it. Not yet called from create: the runtime still
+// reserves `secrets` until issue 9's CA issues the certificates this needs (KmsSite).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "base/json.hpp"
+#include "oci/config.hpp"
+
+namespace sh::hooks {
+
+// "secrets": {"vaults": [...], "hosts": [...], "operations": [...], "ttl": seconds}
+struct SecretsPolicy {
+  std::vector<std::string> vaults, hosts, operations;  // sorted, unique
+  uint64_t ttl = 0;
+  bool operator==(const SecretsPolicy&) const = default;
+};
+// Strict: unknown keys, empty lists, names outside [A-Za-z0-9._:-] and ttl outside 1..30 days
+// are errors naming the JSON path.
+Result<SecretsPolicy> parse_secrets(const json::Value& v);
+// Policies only tighten: lists intersected, the smaller ttl.
+SecretsPolicy intersect_secrets(const SecretsPolicy& a, const SecretsPolicy& b);
+// For `policy explain` / `hello`.
+std::string describe_secrets(const SecretsPolicy& s);
+
+// What the operator's runtime config says about KMS sidecars on this host.
+struct KmsSite {
+  std::string kms_binary, client_binary;  // host paths of sharness-kms and sharness-kms-client
+  std::string vault, kek;                 // the sealed vault and its key-encryption key
+  std::string ca, cert, key;              // the KMS's own identity (role kms) and the CA
+  std::string state_root = "/run/sharness-kms";
+  std::string cgroup_parent = "/sharness-kms";
+  std::string caller_role;                // the container's role (issue 9)
+  std::string client_cert_dir;            // host dir with the container's ca.pem, cert.pem, key.pem
+};
+
+// Where things go inside the container.
+inline constexpr const char* kKmsSocketDirInContainer = "/run/kms";
+inline constexpr const char* kKmsCertDirInContainer = "/etc/kms";
+inline constexpr const char* kKmsClientInContainer = "/usr/bin/sharness-kms-client";
+
+struct KmsPlan {
+  std::string config_path;  // write config_json here (0600) before the createRuntime hooks run
+  std::string config_json;  // a sharness-kms config (kms/config.hpp), callerId = the container id
+  std::string socket_dir;   // create it (0755) before the container's mounts are made
+};
+// For container `id`: the plan, and `c` gets a createRuntime hook (sharness-kms start), a
+// poststop hook (stop), the socket dir, the certificates and the client bind-mounted read-only,
+// and SHARNESS_KMS_SOCKET in the process environment.
+Result<KmsPlan> plan_kms(const SecretsPolicy& s, const KmsSite& site, const std::string& id, oci::Config& c);
+
+}  // namespace sh::hooks

@@ -1,0 +1,36 @@
+// sharness-kms's config file (docs/kms.md "Config"): JSON, strict (unknown keys are errors
+// naming the JSON path). The policy's `secrets` section becomes one of these per container.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "base/error.hpp"
+#include "kms/protocol.hpp"
+#include "kms/tls.hpp"
+
+namespace sh::kms {
+
+struct Config {
+  std::string name;          // instance name (the container id): cgroup, state dir, log lines
+  std::string vault, kek;    // sealed vault and its key-encryption key (host paths, root only)
+  std::string socket;        // the listening UNIX socket the gate binds
+  TlsFiles tls;              // the KMS's own certificate, its key and the CA
+  std::string caller_role;   // the only role a client may have ("app")
+  std::string caller_id;     // if set, the only id (the container's): spiffe://.../role/<role>/<id>
+  Allowlist allow;           // vaults, hosts, operations, max TTL
+  std::string log;           // log file, opened before the sandbox (default: stderr)
+  std::string state_root = "/run/sharness-kms";  // <root>/<name>/ holds the pid file; uid claims
+  std::string cgroup_parent = "/sharness-kms";   // cgroups <parent>/<name>/{gate,worker}
+  uint64_t memory_limit = 64ull << 20;           // bytes, each of gate and worker
+  bool allow_weaker_memory = false;              // run without memfd_secret (and say so)
+};
+
+Result<Config> parse_config(std::string_view text, const std::string& origin);
+Result<Config> load_config(const std::string& path);
+
+// The throwaway uid range of KMS processes: right after the containers' range
+// (runtime/lifecycle/ephemeral_uid.hpp), so a KMS never shares a uid with a container.
+inline constexpr uint32_t kKmsUidFirst = 2000000000u + 65536u;
+inline constexpr uint32_t kKmsUidCount = 65536u;
+
+}  // namespace sh::kms

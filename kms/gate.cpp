@@ -1,0 +1,98 @@
+#include "kms/gate.hpp"
+
+#include <algorithm>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "kms/kms_log.hpp"
+#include "kms/protocol.hpp"
+
+namespace sh::kms {
+namespace {
+
+std::string ms(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
+
+// One connection. The worker is thawed only between a verified handshake plus a complete
+// request and the worker's answer.
+void handle(Gate& g, int fd, uint64_t n) {
+  auto log = [&](const std::string& m) { log_line(g.log_fd, g.cfg.name, "gate", "connection " + std::to_string(n) + ": " + m); };
+  struct timeval tv{5, 0};  // a slow or silent peer cannot hold the (single-threaded) gate
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  Ssl ssl(SSL_new(g.ctx));
+  if (!ssl) return log("SSL_new failed");
+  SSL_set_fd(ssl.get(), fd);
+  int r = SSL_accept(ssl.get());
+  if (r != 1) return log(ssl_error(ssl.get(), r, "refused before any payload, worker not thawed"));
+  std::string req;
+  char buf[kMaxMessage + 1];
+  while (!req.ends_with("\n\n")) {
+    r = SSL_read(ssl.get(), buf, sizeof buf);
+    if (r <= 0) return log(ssl_error(ssl.get(), r, "read request"));
+    req.append(buf, static_cast<size_t>(r));
+    if (req.size() > kMaxMessage) return log("request longer than " + std::to_string(kMaxMessage) + " bytes, dropped");
+  }
+  auto thaw = g.freezer.set(false);
+  if (!thaw) return log("thaw: " + thaw.error().what());
+  std::string resp;
+  bool sent = ::send(g.chan, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
+  if (sent) {
+    struct pollfd p{g.chan, POLLIN, 0};
+    if (::poll(&p, 1, 5000) == 1 && (p.revents & POLLIN)) {
+      ssize_t got = ::recv(g.chan, buf, sizeof buf, 0);
+      if (got > 0) resp.assign(buf, static_cast<size_t>(got));
+    }
+  }
+  auto freeze = g.freezer.set(true);
+  if (!freeze) return log("freeze: " + freeze.error().what());
+  if (resp.empty()) return log("no answer from the worker");
+  log("served; thaw " + ms(*thaw) + " ms, freeze " + ms(*freeze) + " ms");
+  r = SSL_write(ssl.get(), resp.data(), static_cast<int>(resp.size()));
+  if (r <= 0) return log(ssl_error(ssl.get(), r, "send response"));
+  SSL_shutdown(ssl.get());
+}
+
+}  // namespace
+
+int serve(Gate& g) {
+  log_line(g.log_fd, g.cfg.name, "gate", "listening on " + g.cfg.socket + " for role \"" + g.cfg.caller_role + "\"");
+  for (uint64_t n = 1;;) {
+    struct pollfd p[3] = {{g.listen_fd, POLLIN, 0}, {g.sig_fd, POLLIN, 0}, {g.chan, POLLIN, 0}};
+    if (::poll(p, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      log_line(g.log_fd, g.cfg.name, "gate", "poll failed");
+      return 1;
+    }
+    if (p[1].revents & POLLIN) {
+      log_line(g.log_fd, g.cfg.name, "gate", "stopping");
+      (void)g.freezer.set(false);  // a frozen worker would not see the channel close
+      ::shutdown(g.chan, SHUT_RDWR);
+      int st = 0;
+      ::waitpid(g.worker, &st, 0);
+      return 0;
+    }
+    if (p[2].revents) {  // the worker wrote unasked or went away
+      int st = 0;
+      ::waitpid(g.worker, &st, WNOHANG);
+      log_line(g.log_fd, g.cfg.name, "gate", "worker gone (status " + std::to_string(st) + "), stopping");
+      return 1;
+    }
+    if (p[0].revents & POLLIN) {
+      int fd = ::accept4(g.listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      handle(g, fd, n++);
+      ::close(fd);
+    }
+  }
+}
+
+}  // namespace sh::kms

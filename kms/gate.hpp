@@ -1,0 +1,31 @@
+// The gate: the KMS's only endpoint. It holds the listening UNIX socket and the TLS key,
+// sits outside the worker's freezer cgroup, and for each connection: completes the mutual
+// TLS 1.3 handshake (a peer with the wrong chain or role is refused there, and the worker is
+// never thawed for it), reads one bounded request, thaws the worker, forwards the request,
+// takes the sealed response, freezes the worker again, and only then replies. It never sees
+// a master key or a derived key in clear: only requests and sealed responses pass through.
+#pragma once
+#include <sys/types.h>
+
+#include "base/error.hpp"
+#include "kms/config.hpp"
+#include "kms/freezer.hpp"
+#include "kms/tls.hpp"
+
+namespace sh::kms {
+
+struct Gate {
+  const Config& cfg;
+  int listen_fd;
+  int chan;      // SOCK_SEQPACKET to the worker
+  int sig_fd;    // signalfd for SIGTERM/SIGINT: stop
+  int log_fd;
+  pid_t worker;
+  SSL_CTX* ctx;
+  Freezer& freezer;
+};
+
+// Serve until SIGTERM (returns 0) or the worker dies (returns 1).
+int serve(Gate& g);
+
+}  // namespace sh::kms

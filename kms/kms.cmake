@@ -1,0 +1,40 @@
+# sharness-kms (the KMS sidecar: gate + worker), sharness-kms-client (static, so it runs in
+# any container rootfs), and the library both and `sharness-runtime kms seal` use.
+find_package(OpenSSL 3 REQUIRED)
+file(GLOB KMS_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kms/*.cpp)
+list(FILTER KMS_SOURCES EXCLUDE REGEX "/main_[a-z_]+\\.cpp$")
+add_library(sharness_kms STATIC ${KMS_SOURCES})
+# OpenSSL comes through sharness_core: shared, or static for a SHARNESS_STATIC target.
+target_link_libraries(sharness_kms PUBLIC sharness_core)
+target_link_libraries(sharness-runtime PRIVATE sharness_kms)
+if(TARGET sharness-runtime-faulty)
+  target_link_libraries(sharness-runtime-faulty PRIVATE sharness_kms)
+endif()
+
+add_executable(sharness-kms kms/main_kms.cpp)
+target_link_libraries(sharness-kms PRIVATE sharness_kms)
+install(TARGETS sharness-kms RUNTIME DESTINATION bin)
+
+# Only libc and OpenSSL, linked statically: the client is bind-mounted read-only into
+# containers whose rootfs has no libssl.
+find_library(SSL_STATIC libssl.a REQUIRED)
+find_library(CRYPTO_STATIC libcrypto.a REQUIRED)
+add_executable(sharness-kms-client kms/main_client.cpp kms/crypto.cpp kms/protocol.cpp kms/tls.cpp
+  base/error.cpp)
+target_include_directories(sharness-kms-client PRIVATE ${CMAKE_SOURCE_DIR} ${OPENSSL_INCLUDE_DIR})
+target_link_libraries(sharness-kms-client PRIVATE ${SSL_STATIC} ${CRYPTO_STATIC} -static-pie -pthread)
+install(TARGETS sharness-kms-client RUNTIME DESTINATION bin)
+
+# Unit tests named test_kms_* need the KMS library too.
+foreach(src ${UNIT_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  if(name MATCHES "^test_kms")
+    target_link_libraries(${name} PRIVATE sharness_kms)
+  endif()
+endforeach()
+
+# The KMS suite needs the two KMS binaries.
+if(TEST conformance.kms)
+  set_property(TEST conformance.kms APPEND PROPERTY ENVIRONMENT
+    "SHARNESS_KMS=$<TARGET_FILE:sharness-kms>;SHARNESS_KMS_CLIENT=$<TARGET_FILE:sharness-kms-client>;SHARNESS_KMS_SEAL=$<TARGET_FILE:sharness-runtime>")
+endif()

@@ -1,0 +1,118 @@
+#include "kms/worker.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/file.hpp"
+#include "kms/kms_log.hpp"
+#include "kms/sandbox.hpp"
+#include "kms/vault.hpp"
+
+namespace sh::kms {
+namespace {
+
+// The worker's whole syscall surface once sandboxed: read a request, write a response,
+// allocate, get randomness and the time. No open, no socket, no exec, no fork.
+std::vector<std::string> worker_syscalls() { return base_syscalls(); }
+
+Result<void> send_msg(int chan, std::string_view s) {
+  // write(2), not send(2): one syscall fewer in the allowlist (SEQPACKET keeps the boundary).
+  if (::write(chan, s.data(), s.size()) != static_cast<ssize_t>(s.size())) return sys_error("send to gate");
+  return {};
+}
+
+// Everything up to the request loop; the error goes to the gate as "error <text>".
+Result<Keyring> setup(const Config& c, int chan, int log_fd, uid_t uid) {
+  char go = 0;
+  if (::read(chan, &go, 1) != 1 || go != 'g') return fail("worker: no go from the gate");
+  Keyring k = TRY(open_keyring(c));
+  log_line(log_fd, c.name, "worker", "master keys of " + std::to_string(k.ids.size()) + " vault(s) in " + k.mem.describe());
+  TRYVC("worker", empty_root());
+  TRYVC("worker", harden(8));
+  // Warm up every algorithm once, so OpenSSL's lazy loading happens before the seccomp filter.
+  std::string warm = answer(c, k, format_request(Request{"-", "-", "-", 1, TRY(x25519_generate()).pub}), 0, nullptr);
+  scrub(warm.data(), warm.size());
+  TRYVC("worker", derive(k.scratch(), "warm", "up", "x", k.scratch()));
+  scrub(k.scratch().data(), kKeyLen);
+  TRYVC("worker", drop_to(uid, uid));
+  std::string ll = TRYC("worker", confine(worker_syscalls()));
+  log_line(log_fd, c.name, "worker",
+           "sandboxed: uid " + std::to_string(uid) + ", empty root, no capabilities, no_new_privs, seccomp, " + ll);
+  return k;
+}
+
+}  // namespace
+
+Result<Keyring> open_keyring(const Config& c) {
+  Vault v = TRYC("vault " + c.vault, parse_vault(TRY(read_file(c.vault, 1 << 20))));
+  ScrubbedKey kek;
+  TRYV(read_kek(c.kek, kek));
+  if (TRY(kek_id(kek.k)) != v.kek_id)
+    return fail("vault " + c.vault + ": sealed under another key-encryption key than " + c.kek);
+  Keyring k;
+  k.mem = TRY(SecretMem::create((v.entries.size() + 1) * kKeyLen, c.allow_weaker_memory));
+  for (const auto& e : v.entries) {
+    // Decrypted straight into the secret pages: no other copy of a master key.
+    TRYVC("vault " + c.vault, open_entry(kek.k, e, k.master(k.ids.size())));
+    k.ids.push_back(e.id);
+  }
+  for (const auto& want : c.allow.vaults)
+    if (std::find(k.ids.begin(), k.ids.end(), want) == k.ids.end())
+      return fail("vault " + c.vault + ": no vault \"" + want + "\" (the config allows it)");
+  return k;
+}
+
+std::string answer(const Config& c, Keyring& k, std::string_view text, uint64_t now, std::string* log) {
+  Response resp;
+  auto refuse = [&](std::string why) {
+    if (log) *log = "refused: " + why;
+    resp.reason = std::move(why);
+    return format_response(resp);
+  };
+  auto req = parse_request(text);
+  if (!req) return refuse(req.error().what());
+  // The warm-up request (now == 0) skips the allowlists but still runs every algorithm.
+  if (now != 0)
+    if (auto ok = check(c.allow, *req); !ok) return refuse(ok.error().what());
+  size_t slot = 0;
+  auto it = std::find(k.ids.begin(), k.ids.end(), req->vault);
+  if (it != k.ids.end()) slot = static_cast<size_t>(it - k.ids.begin());
+  else if (now != 0) return refuse("vault \"" + req->vault + "\" is not in the sealed vault");
+  auto derived = k.scratch();
+  std::span<const uint8_t> master = k.ids.empty() ? std::span<const uint8_t>(derived) : k.master(slot);
+  if (auto d = derive(master, req->vault, req->host, req->op, derived); !d) return refuse("derive failed");
+  resp.expires = now + req->ttl;
+  auto sealed = seal(derived, req->pub, response_aad(*req, resp.expires));
+  scrub(derived.data(), derived.size());
+  if (!sealed) return refuse("seal failed");
+  resp.ok = true;
+  resp.sealed = *sealed;
+  if (log) *log = "derived for vault=" + req->vault + " host=" + req->host + " op=" + req->op + " ttl=" + std::to_string(req->ttl);
+  return format_response(resp);
+}
+
+void worker_main(const Config& c, int chan, int log_fd, uid_t uid) {
+  auto k = setup(c, chan, log_fd, uid);
+  if (!k) {
+    (void)send_msg(chan, "error " + k.error().what());
+    ::_exit(1);
+  }
+  if (!send_msg(chan, "ready")) ::_exit(1);
+  char buf[kMaxMessage + 1];
+  for (uint64_t n = 1;; ++n) {
+    ssize_t got = ::read(chan, buf, sizeof buf);
+    if (got <= 0) ::_exit(0);  // the gate closed the channel: stop
+    struct timespec ts{};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    std::string what;
+    std::string out = answer(c, *k, std::string_view(buf, static_cast<size_t>(got)), static_cast<uint64_t>(ts.tv_sec), &what);
+    scrub(buf, sizeof buf);
+    log_line(log_fd, c.name, "worker", "request " + std::to_string(n) + " " + what);
+    if (!send_msg(chan, out)) ::_exit(1);
+  }
+}
+
+}  // namespace sh::kms

@@ -1,0 +1,33 @@
+// The worker: the only process that ever holds a master key. Cloned by the gate into fresh
+// pid, network, mount, ipc and uts namespaces, alone in a frozen cgroup (memory, pids 1). It
+// reads the vault while still root, keeps the master keys in secret memory, sandboxes itself,
+// then answers requests the gate forwards over a SOCK_SEQPACKET channel: one message in (the
+// request text), one message out (the response text, the key sealed to the caller).
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+
+#include "base/error.hpp"
+#include "kms/config.hpp"
+#include "kms/secret_mem.hpp"
+
+namespace sh::kms {
+
+// The worker's state once the vault is open: ids in vault order, each id's master key in
+// slot i of `mem`, and one more slot for the key being derived.
+struct Keyring {
+  std::vector<std::string> ids;
+  SecretMem mem;
+  std::span<uint8_t> master(size_t i) { return mem.slot(i, kKeyLen); }
+  std::span<uint8_t> scratch() { return mem.slot(ids.size(), kKeyLen); }
+};
+Result<Keyring> open_keyring(const Config& c);
+
+// Answer one request text; the response text (refusals included). `now` is unix seconds.
+std::string answer(const Config& c, Keyring& k, std::string_view request, uint64_t now, std::string* log);
+
+// The worker process after clone(): waits for the gate's "go", then never returns.
+[[noreturn]] void worker_main(const Config& c, int chan, int log_fd, uid_t uid);
+
+}  // namespace sh::kms

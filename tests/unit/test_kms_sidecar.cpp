@@ -1,0 +1,98 @@
+#define BOOST_TEST_MODULE kms_sidecar
+#include <boost/test/unit_test.hpp>
+
+#include "hooks/kms_sidecar.hpp"
+#include "kms/config.hpp"
+
+using namespace sh;
+using namespace sh::hooks;
+
+namespace {
+Result<SecretsPolicy> parse(std::string_view text) {
+  auto doc = json::Document::parse(text, "policy.json");
+  if (!doc) return std::unexpected(doc.error());
+  auto s = doc->root().get("secrets");
+  if (!s) return fail("no secrets");
+  return parse_secrets(*s);
+}
+KmsSite site() {
+  KmsSite k;
+  k.kms_binary = "/usr/bin/sharness-kms";
+  k.client_binary = "/usr/bin/sharness-kms-client";
+  k.vault = "/etc/sharness/kms/vault";
+  k.kek = "/etc/sharness/kms/kek";
+  k.ca = "/etc/sharness/ca/ca.pem";
+  k.cert = "/etc/sharness/kms/kms.pem";
+  k.key = "/etc/sharness/kms/kms.key";
+  k.caller_role = "app";
+  k.client_cert_dir = "/run/sharness/certs/c1";
+  return k;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(secrets_parse_sorted_and_strict) {
+  auto s = parse(R"({"secrets": {"vaults": ["web", "db", "db"], "hosts": ["h"], "operations": ["read"], "ttl": 60}})");
+  BOOST_REQUIRE(s);
+  BOOST_TEST((s->vaults == std::vector<std::string>{"db", "web"}));
+  BOOST_TEST(s->ttl == 60u);
+  auto typo = parse(R"({"secrets": {"valuts": ["db"], "hosts": ["h"], "operations": ["read"], "ttl": 60}})");
+  BOOST_REQUIRE(!typo);
+  BOOST_TEST(typo.error().what().find("valuts") != std::string::npos);
+  auto bad = parse(R"({"secrets": {"vaults": ["d b"], "hosts": ["h"], "operations": ["read"], "ttl": 60}})");
+  BOOST_REQUIRE(!bad);
+  BOOST_TEST(bad.error().what().find("secrets.vaults[0]") != std::string::npos);
+  BOOST_TEST(!parse(R"({"secrets": {"vaults": [], "hosts": ["h"], "operations": ["read"], "ttl": 60}})"));
+  BOOST_TEST(!parse(R"({"secrets": {"vaults": ["db"], "hosts": ["h"], "operations": ["read"], "ttl": 0}})"));
+}
+
+BOOST_AUTO_TEST_CASE(secrets_only_tighten) {
+  SecretsPolicy floor{{"db", "web"}, {"a", "b"}, {"read", "write"}, 600};
+  SecretsPolicy client{{"db", "x"}, {"b"}, {"read"}, 3600};
+  auto r = intersect_secrets(floor, client);
+  BOOST_TEST((r.vaults == std::vector<std::string>{"db"}));
+  BOOST_TEST((r.hosts == std::vector<std::string>{"b"}));
+  BOOST_TEST((r.operations == std::vector<std::string>{"read"}));
+  BOOST_TEST(r.ttl == 600u);
+  oci::Config c;
+  BOOST_TEST(!plan_kms(intersect_secrets(floor, SecretsPolicy{{"x"}, {"a"}, {"read"}, 1}), site(), "c1", c));
+}
+
+BOOST_AUTO_TEST_CASE(plan_adds_hooks_mounts_and_a_config_sharness_kms_accepts) {
+  oci::Config c;
+  c.process = oci::Process{};
+  SecretsPolicy s{{"db"}, {"db.internal"}, {"read"}, 300};
+  auto p = plan_kms(s, site(), "c1", c);
+  BOOST_REQUIRE(p);
+  BOOST_REQUIRE(c.hooks.create_runtime.size() == 1u);
+  BOOST_TEST(c.hooks.create_runtime[0].path == "/usr/bin/sharness-kms");
+  BOOST_TEST((c.hooks.create_runtime[0].args == std::vector<std::string>{"sharness-kms", "start", "--config", p->config_path}));
+  BOOST_REQUIRE(c.hooks.poststop.size() == 1u);
+  BOOST_TEST(c.hooks.poststop[0].args[1] == "stop");
+  BOOST_REQUIRE(c.mounts.size() == 3u);
+  for (const auto& m : c.mounts) BOOST_TEST((std::find(m.options.begin(), m.options.end(), "ro") != m.options.end()));
+  BOOST_TEST(c.mounts[0].source == p->socket_dir);
+  BOOST_TEST(c.mounts[2].destination == kKmsClientInContainer);
+  // The config the hook will read is one sharness-kms accepts, bound to this container.
+  auto cfg = kms::parse_config(p->config_json, p->config_path);
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().what()));
+  BOOST_TEST(cfg->name == "c1");
+  BOOST_TEST(cfg->caller_id == "c1");
+  BOOST_TEST(cfg->caller_role == "app");
+  BOOST_TEST(cfg->allow.max_ttl == 300u);
+  BOOST_TEST(cfg->socket == p->socket_dir + "/kms.sock");
+  BOOST_TEST((cfg->allow.hosts == std::vector<std::string>{"db.internal"}));
+  BOOST_TEST(describe_secrets(s).find("master keys never enter") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(plan_refuses_what_cannot_name_a_kms) {
+  oci::Config c;
+  SecretsPolicy s{{"db"}, {"h"}, {"read"}, 1};
+  BOOST_TEST(!plan_kms(s, site(), "a/b", c));
+  KmsSite k = site();
+  k.caller_role.clear();
+  BOOST_TEST(!plan_kms(s, k, "c1", c));
+  k = site();
+  k.vault = "relative";
+  BOOST_TEST(!plan_kms(s, k, "c1", c));
+  BOOST_TEST(c.hooks.empty());
+}
