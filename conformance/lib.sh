@@ -381,6 +381,20 @@ skip() {
   exit 77
 }
 
+# static_tool SRC: build conformance/tools/SRC (a C file) with `cc -static` once per suite run and
+# print the binary's path; skips the case when there is no compiler or static libc. Busybox
+# roots have no libc, and a tool built here tests any runtime the same way.
+static_tool() {
+  local src=$SHARNESS_SOURCE_DIR/conformance/tools/$1 bin=$TMP/${1%.c}
+  if [ ! -x "$bin" ]; then
+    command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to build conformance/tools/$1"
+    cc -static -O1 -o "$bin.tmp" "$src" >"$CASEDIR/cc.log" 2>&1 ||
+      skip "cc -static failed (a static libc, libc6-dev, is needed): $(head -3 "$CASEDIR/cc.log")"
+    mv "$bin.tmp" "$bin"
+  fi
+  echo "$bin"
+}
+
 # ---------------------------------------------------------------------------------------------
 # Cases and cleanup
 

@@ -14,23 +14,13 @@
 # known failure there.
 . "$(dirname "$0")/../lib.sh"
 
-PEER_SRC=$SHARNESS_SOURCE_DIR/conformance/tools/edge_peer.c
 EDGE=$(dirname "$RUNTIME")/sharness-edge
 RT_BASE=("${RT_EXTRA[@]}")
 MESH=$STATE/.edges
 
 status_field() { sed -n "s/^$2:[[:space:]]*//p" <<<"$1"; }
 
-peer_tool() {
-  local bin=$TMP/edge_peer
-  if [ ! -x "$bin" ]; then
-    command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to build $PEER_SRC"
-    cc -static -O1 -o "$bin.tmp" "$PEER_SRC" >"$CASEDIR/cc.log" 2>&1 ||
-      skip "cc -static failed: $(head -3 "$CASEDIR/cc.log")"
-    mv "$bin.tmp" "$bin"
-  fi
-  echo "$bin"
-}
+peer_tool() { static_tool edge_peer.c; }
 
 # policy NAME NETWORK JSON-MEMBERS: a small policy (throwaway uid, no capabilities,
 # no_new_privs, the network given) plus the edge members, in $CASEDIR/NAME.json.

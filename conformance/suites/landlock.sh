@@ -19,7 +19,6 @@
 # no --policy, so every case is known_fail for them.
 . "$(dirname "$0")/../lib.sh"
 
-PROBE_SRC=$SHARNESS_SOURCE_DIR/conformance/tools/landlock_probe.c
 HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
 RT_BASE=("${RT_EXTRA[@]}")
 LISTENERS=()
@@ -28,16 +27,7 @@ with_policy() { RT_EXTRA=("${RT_BASE[@]}" --policy "$1"); }
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
-probe_tool() {
-  local bin=$TMP/landlock_probe
-  if [ ! -x "$bin" ]; then
-    command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to build conformance/tools/landlock_probe.c"
-    cc -static -O1 -o "$bin.tmp" "$PROBE_SRC" >"$CASEDIR/cc.log" 2>&1 ||
-      skip "cc -static failed (a static libc, libc6-dev, is needed): $(head -3 "$CASEDIR/cc.log")"
-    mv "$bin.tmp" "$bin"
-  fi
-  echo "$bin"
-}
+probe_tool() { static_tool landlock_probe.c; }
 
 # ll_bundle NAME SCRIPT: a busybox bundle running `sh -c SCRIPT`, with /probe, a world-readable
 # /srv/secret outside every rule, and /tmp/a, /tmp/b, /tmp/trunc holding a file each.

@@ -18,7 +18,6 @@
 
 HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
 BASELINE=$SHARNESS_SOURCE_DIR/policies/baseline.json
-SYSCALLS_SRC=$SHARNESS_SOURCE_DIR/conformance/tools/syscalls.c
 MiB=1048576
 RT_BASE=("${RT_EXTRA[@]}")
 
@@ -348,16 +347,7 @@ case_caps_nnp_seccomp() {
 
 DENIED="ptrace mount unshare bpf keyctl io_uring_setup userfaultfd"
 
-syscalls_tool() {
-  local bin=$TMP/syscalls
-  if [ ! -x "$bin" ]; then
-    command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to build conformance/tools/syscalls.c"
-    cc -static -O1 -o "$bin.tmp" "$SYSCALLS_SRC" >"$CASEDIR/cc.log" 2>&1 ||
-      skip "cc -static failed (a static libc, libc6-dev, is needed): $(head -3 "$CASEDIR/cc.log")"
-    mv "$bin.tmp" "$bin"
-  fi
-  echo "$bin"
-}
+syscalls_tool() { static_tool syscalls.c; }
 
 case_syscalls_denied() {
   known_fail runc crun
