@@ -1,15 +1,11 @@
 #include "spec-mapping/canonical.hpp"
 
-// OpenSSL's one-shot SHA256 context API: deprecated in 3.0 but kept, and the only path that does not
-// initialise the provider and config machinery (5 M instructions, 4-5 ms, for a 3 KiB policy:
-// bench/results/profile.md #2). The digest is the same code EVP's default provider runs.
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include "base/sha256.hpp"
 
 namespace sh::policy {
 namespace {
@@ -55,21 +51,7 @@ Result<std::string> canonicalize(std::string_view text, const std::string& origi
   return canonical_json(doc.root());
 }
 
-Result<std::string> sha256_hex(std::string_view data) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  const unsigned len = SHA256_DIGEST_LENGTH;
-  SHA256_CTX ctx;
-  if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data.data(), data.size()) != 1 || SHA256_Final(md, &ctx) != 1)
-    return fail("SHA-256 failed");
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned i = 0; i < len; ++i) {
-    out.push_back(hex[md[i] >> 4]);
-    out.push_back(hex[md[i] & 15]);
-  }
-  return out;
-}
+Result<std::string> sha256_hex(std::string_view data) { return sh::sha256_hex(data); }
 
 Result<std::string> policy_hash(std::string_view text, const std::string& origin) {
   return sha256_hex(TRY(canonicalize(text, origin)));

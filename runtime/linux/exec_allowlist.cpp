@@ -3,28 +3,18 @@
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
-#include <openssl/evp.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <memory>
 
+#include "base/sha256.hpp"
 #include "runtime/linux/safe_path.hpp"
 
 namespace sh::exec_allowlist {
 
 namespace {
-
-std::string hex(const unsigned char* md, unsigned len) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out.push_back(digits[md[i] >> 4]);
-    out.push_back(digits[md[i] & 15]);
-  }
-  return out;
-}
 
 // Bind the object `fd` refers to read-only over `path` (whose O_PATH fd is `target`).
 Result<void> bind_readonly(int fd, int target, const std::string& path) {
@@ -66,22 +56,7 @@ Result<void> pin_one(int root, const policy::Pin& pin) {
 
 }  // namespace
 
-Result<std::string> sha256_fd(int fd, const std::string& what) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return fail(what + ": SHA-256 init failed");
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return sys_error(what + ": read");
-    if (n == 0) break;
-    if (EVP_DigestUpdate(ctx.get(), buf, size_t(n)) != 1) return fail(what + ": SHA-256 update failed");
-  }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return fail(what + ": SHA-256 final failed");
-  return hex(md, len);
-}
+Result<std::string> sha256_fd(int fd, const std::string& what) { return sha256_hex_fd(fd, what); }
 
 Result<void> pin_all(std::span<const policy::Pin> pins) {
   Fd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
