@@ -43,6 +43,7 @@ void detach() {
   sigprocmask(SIG_SETMASK, &all, nullptr);
   for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
   signal(SIGHUP, SIG_IGN);  // the session the runtime leaves behind may hang up
+  ::setsid();               // not in the caller's process group: a terminal's ^C is not for us
   if (::chdir("/") < 0) _exit(1);
 }
 
@@ -130,36 +131,13 @@ Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vect
                              uint64_t seconds) {
   if (init_pid <= 0) return fail("watchdog: bad init pid " + std::to_string(init_pid));
   if (seconds == 0) return fail("watchdog: a wall-clock limit of 0 seconds");
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) < 0) return sys_error("watchdog: pipe");
-  Fd rd(p[0]), wr(p[1]);
-  pid_t mid = fork();
-  if (mid < 0) return sys_error("watchdog: fork");
-  if (mid == 0) {
-    // The middle process: a new session, then the watchdog, then gone (so the watchdog is
-    // reparented to the subreaper and never waits on the runtime).
-    rd.reset();
-    setsid();
-    pid_t w = fork();
-    if (w == 0) {
-      wr.reset();
-      watch(init_pid, init_start_time, cgroup_procs_files, seconds);
-    }
-    int32_t report = w < 0 ? -errno : int32_t(w);
-    (void)!::write(wr.get(), &report, sizeof report);
-    _exit(0);
-  }
-  wr.reset();
-  int32_t report = 0;
-  ssize_t n;
-  do n = ::read(rd.get(), &report, sizeof report);
-  while (n < 0 && errno == EINTR);
-  int status = 0;
-  while (waitpid(mid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (n != sizeof report) return fail("watchdog: the intermediate process died before reporting");
-  if (report < 0) return sys_error("watchdog: fork", -report);
-  return pid_t(report);
+  // One fork (profile.md #6: the second copy of the runtime cost ~0.6 ms): the watchdog takes a
+  // session of its own in watch(), and when the runtime exits it is re-parented to the caller's
+  // subreaper. The runtime only ever waits for specific pids, so it never reaps it by mistake.
+  pid_t w = fork();
+  if (w < 0) return sys_error("watchdog: fork");
+  if (w == 0) watch(init_pid, init_start_time, cgroup_procs_files, seconds);
+  return w;
 }
 
 }  // namespace sh::lifecycle
