@@ -215,8 +215,8 @@ void landlock(Builder& b, const Policy& p) {
   }
   if (p.ports) {
     std::string why = missing(oci::LandlockKind::net, "TCP port rules are");
-    b.add(in_use + ": TCP bind only to " + ports_text(p.ports->bind) + ", connect only to " +
-              ports_text(p.ports->connect),
+    auto [bind, connect] = ports_with_edges(p);  // the mesh's TCP ends included
+    b.add(in_use + ": TCP bind only to " + ports_text(bind) + ", connect only to " + ports_text(connect),
           why.empty(), why);
   }
   if (block->scoped) {
