@@ -52,6 +52,10 @@ struct Cleanup {
   uint32_t uid = 0;  // a claimed ephemeral uid
   std::optional<policy::MeshHost> mesh;  // identity tmpfs and edge directories made
   std::string kms_root;                  // <root>/<id>/kms made (state root, container id in `id`)
+  // Set once prestart/createRuntime hooks may have started something (the KMS, the edge
+  // proxy): a failed create runs the poststop hooks, as delete would (and as runc does).
+  const std::vector<oci::Hook>* poststop = nullptr;
+  std::string stopped_state;
   std::string root, id;
   bool armed = true;
   ~Cleanup() {
@@ -62,6 +66,7 @@ struct Cleanup {
       ::waitpid(pid, nullptr, 0);
     }
     if (cgroup) (void)cgroup->destroy();
+    if (poststop && !poststop->empty()) (void)hooks::run(*poststop, "poststop", stopped_state);
     if (!kms_root.empty()) (void)unprovision_kms(kms_root, id);
     if (mesh) (void)edges::unprovision(*mesh);
     if (dir) (void)dir->remove();
@@ -397,6 +402,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     if (!m) return init_died();
     if (m->type == sync::Msg::error) return fail(m->payload);
     if (m->type == sync::Msg::hooks_request) {
+      cleanup.poststop = &c.hooks.poststop;
+      cleanup.stopped_state = oci::hook_state_json(to_state(rec, Status::stopped));
       auto r = hooks::run(c.hooks.prestart, "prestart", creating);
       if (r) r = hooks::run(c.hooks.create_runtime, "createRuntime", creating);
       if (!r) {
