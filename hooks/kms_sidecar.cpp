@@ -73,8 +73,11 @@ Result<KmsPlan> plan_kms(const SecretsPolicy& s, const KmsSite& site, const std:
                         &site.key, &site.state_root, &site.client_cert_dir})
     if (p->empty() || (*p)[0] != '/') return fail("secrets: KMS site paths must be absolute (got \"" + *p + "\")");
   KmsPlan plan;
-  const std::string dir = site.state_root + "/" + id;
-  plan.config_path = site.state_root + "/" + id + ".json";
+  if (!site.instance_dir.empty() && site.instance_dir[0] != '/')
+    return fail("secrets: KMS site paths must be absolute (got \"" + site.instance_dir + "\")");
+  // <instance_dir>/kms.{json,sock,log}, or <state_root>/<id>.{json,sock,log}
+  const std::string dir = site.instance_dir.empty() ? site.state_root + "/" + id : site.instance_dir + "/kms";
+  plan.config_path = dir + ".json";
   plan.socket_dir = dir + ".sock";
   json::Writer w(true);
   w.begin_object().kv("name", id).kv("vault", site.vault).kv("kek", site.kek).kv("socket", plan.socket_dir + "/kms.sock");

@@ -1,7 +1,6 @@
 // The KMS sidecar as a policy places it into a container's config.json (issue 10, docs/kms.md
 // "Policy mapping"): the policy's `secrets` section, and for one container the sharness-kms
-// config plus the hooks and mounts that run it. Not yet called from create: the runtime still
-// reserves `secrets` until issue 9's CA issues the certificates this needs (KmsSite).
+// config plus the hooks and mounts that run it. create calls it (runtime/lifecycle/kms_provision).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -36,6 +35,9 @@ struct KmsSite {
   std::string cgroup_parent = "/sharness-kms";
   std::string caller_role;                // the container's role (issue 9)
   std::string client_cert_dir;            // host dir with the container's ca.pem, cert.pem, key.pem
+  // Where this container's KMS config, socket dir and log go; empty: beside state_root
+  // (<state_root>/<id>.json, .sock, .log). Uid claims and pid files stay under state_root.
+  std::string instance_dir;
 };
 
 // Where things go inside the container.

@@ -273,6 +273,11 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
       return fail("policy " + p.id + ": tcp edges need \"network\": \"loopback\" (lo is down in an empty namespace)");
     ext.mesh = p.mesh;
   }
+  if (p.secrets) {
+    // The KMS answers only this container's certificate, which needs a role.
+    if (!p.mesh.active()) return fail("policy " + p.id + ": secrets needs a \"role\" (the KMS answers only the container's certificate)");
+    ext.secrets = p.secrets;
+  }
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;
 

@@ -227,6 +227,10 @@ Policy intersect(const Policy& floor, const Policy& tighter) {
   out.ports = meet_ports(floor.ports, tighter.ports);
   out.scope = join_scope(floor.scope, tighter.scope);
   meet_exec(floor, tighter, out);
+  // A KMS only tightens: the lists intersected, the smaller ttl (absent = not constrained,
+  // as with edges). An empty list leaves nothing to ask for, and create refuses it.
+  if (floor.secrets && tighter.secrets) out.secrets = hooks::intersect_secrets(*floor.secrets, *tighter.secrets);
+  else out.secrets = floor.secrets ? floor.secrets : tighter.secrets;
   // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
   auto canon = canonicalize(policy_to_json(out), "composed policy");
   out.hash = canon ? sha256_hex(*canon).value_or("") : "";

@@ -1,5 +1,6 @@
 #include "spec-mapping/explain.hpp"
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -214,8 +215,8 @@ void landlock(Builder& b, const Policy& p) {
   }
   if (p.ports) {
     std::string why = missing(oci::LandlockKind::net, "TCP port rules are");
-    b.add(in_use + ": TCP bind only to " + ports_text(p.ports->bind) + ", connect only to " +
-              ports_text(p.ports->connect),
+    auto [bind, connect] = ports_with_edges(p);  // the mesh's TCP ends included
+    b.add(in_use + ": TCP bind only to " + ports_text(bind) + ", connect only to " + ports_text(connect),
           why.empty(), why);
   }
   if (block->scoped) {
@@ -242,6 +243,11 @@ HostProbe probe_host() {
   }
   h.landlock_abi = landlock::abi_version();
   h.memfd_noexec = exists("/proc/sys/vm/memfd_noexec");
+#ifdef SYS_memfd_secret
+  long sfd = syscall(SYS_memfd_secret, O_CLOEXEC);
+  if (sfd >= 0) ::close(int(sfd));
+  h.memfd_secret = sfd >= 0;
+#endif
   for (std::string ns : {"cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"}) {
     const char* name = proc_ns(ns);
     if (exists("/proc/self/ns/" + (name ? std::string(name) : ns))) h.namespaces.insert(ns);
@@ -260,6 +266,11 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   for (auto& [mech, note] : mesh_checks(p.mesh))
     b.add(mech, true, "", "Boundary (checked by the edge proxies, outside the workload's uid)", note);
   landlock(b, p);
+  if (p.secrets)  // what the workload can ask for; the master keys stay with the KMS
+    b.add(hooks::describe_secrets(*p.secrets), b.host.memfd_secret,
+          "this kernel has no memfd_secret(2) (Linux 5.14+, secretmem.enable): the KMS refuses to start "
+          "unless its config allows the weaker mode",
+          kKmsSidecar);
   return std::move(b.out);
 }
 

@@ -14,6 +14,7 @@
 namespace sh::policy {
 
 inline constexpr const char* kBeforeExecve = "Boundary (applied by the runtime before execve)";
+inline constexpr const char* kKmsSidecar = "Boundary (held by the KMS sidecar, another uid outside the container)";
 inline constexpr const char* kWatchdog = "Boundary (enforced from outside by the runtime's watchdog)";
 
 // What the host offers, probed cheaply (files under /proc and /sys, one prctl, one syscall).
@@ -25,6 +26,7 @@ struct HostProbe {
   std::set<std::string> namespaces;  // OCI names whose /proc/self/ns entry exists
   int landlock_abi = 0;         // landlock::abi_version(); 0: no Landlock
   bool memfd_noexec = false;    // /proc/sys/vm/memfd_noexec exists (Linux 6.3+)
+  bool memfd_secret = false;    // memfd_secret(2) works (Linux 5.14+, secretmem enabled)
 };
 HostProbe probe_host();
 

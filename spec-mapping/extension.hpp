@@ -57,6 +57,9 @@ struct Extension {
   std::optional<oci::LandlockConfig> landlock;
   // The exec allowlist: hashed at create inside the container, then bound read-only.
   std::optional<std::vector<Pin>> exec;
+  // A KMS sidecar: create turns it into hooks, mounts and a KMS config in config.json, so it
+  // is not part of the "sharness" block.
+  std::optional<hooks::SecretsPolicy> secrets;
   std::vector<Bound> bounds;
 };
 

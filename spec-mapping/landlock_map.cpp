@@ -1,6 +1,8 @@
 #include "spec-mapping/landlock_map.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace sh::policy {
 namespace {
@@ -20,6 +22,23 @@ bool has(const std::vector<std::string>& v, std::string_view s) { return std::ra
 
 }  // namespace
 
+// The mesh already grants these ends; without them a ports section would cut the edges.
+Ports ports_with_edges(const Policy& p) {
+  if (!p.ports) return {};
+  std::vector<uint16_t> bind = p.ports->bind, connect = p.ports->connect;
+  if (p.mesh.active()) {
+    if (p.mesh.edges)
+      for (const auto& e : *p.mesh.edges)
+        if (e.tcp) connect.push_back(e.port);
+    if (p.mesh.accepts && p.mesh.accepts->tcp) bind.push_back(p.mesh.accepts->port);
+  }
+  for (auto* v : {&bind, &connect}) {
+    std::ranges::sort(*v);
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  return {bind, connect};
+}
+
 std::optional<oci::LandlockConfig> landlock_block(const Policy& p) {
   if (!p.files && !p.ports && !p.scope && !p.exec) return std::nullopt;
   oci::LandlockConfig c;
@@ -38,10 +57,9 @@ std::optional<oci::LandlockConfig> landlock_block(const Policy& p) {
   }
   if (p.ports) {
     c.handled_net = bit(LandlockKind::net, "bind_tcp") | bit(LandlockKind::net, "connect_tcp");
-    if (!p.ports->bind.empty())
-      c.net_port.push_back(oci::LandlockPortRule{bit(LandlockKind::net, "bind_tcp"), p.ports->bind});
-    if (!p.ports->connect.empty())
-      c.net_port.push_back(oci::LandlockPortRule{bit(LandlockKind::net, "connect_tcp"), p.ports->connect});
+    auto [bind, connect] = ports_with_edges(p);
+    if (!bind.empty()) c.net_port.push_back(oci::LandlockPortRule{bit(LandlockKind::net, "bind_tcp"), bind});
+    if (!connect.empty()) c.net_port.push_back(oci::LandlockPortRule{bit(LandlockKind::net, "connect_tcp"), connect});
   }
   if (p.scope)
     for (const auto& s : *p.scope) c.scoped |= bit(LandlockKind::scope, s);

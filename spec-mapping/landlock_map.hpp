@@ -20,10 +20,15 @@ namespace sh::policy {
 //  - files: every filesystem right handled; a rule per path with its rights;
 //  - exec: "execute" handled (every right when files is present too); each pinned file gets
 //    execute, and read_file when reads are handled (execve opens the file for reading);
-//  - ports: bind_tcp and connect_tcp handled; a rule per listed port;
+//  - ports: bind_tcp and connect_tcp handled; a rule per listed port, plus the mesh's TCP
+//    ends (connect to each TCP edge's local port, bind the TCP service port);
 //  - scope: the scopes listed;
 //  - disableBestEffort = !bestEffort.
 std::optional<oci::LandlockConfig> landlock_block(const Policy& p);
+// The TCP ports the block allows: the ports section's, plus (with TCP handled) the mesh's TCP
+// ends: connect to each TCP edge's local port (its client proxy listens there), bind the
+// service's port when it accepts over TCP. Sorted, unique; empty without a ports section.
+Ports ports_with_edges(const Policy& p);
 
 // What an exec allowlist needs around it, so that only the pinned files can run:
 //  - root.readonly (the root is a mount too: a writable one would be a writable mount

@@ -1,9 +1,8 @@
 // The Process Behaviour Policy (DESIGN.md §3): one small JSON document that says everything a
 // container may do. This is its typed model and its strict parser: unknown keys, wrong types,
 // absurd limits, unknown syscalls, groups, capabilities or devices are errors naming the JSON
-// path ("policy.json: memory.limitt: unknown key"); the sections later issues will fill
-// (secrets) fail with "not supported yet" rather than being ignored. docs/policy.md is the reference for every key; policies/schema.json
-// the JSON Schema.
+// path ("policy.json: memory.limitt: unknown key"). docs/policy.md is the reference for every
+// key; policies/schema.json the JSON Schema.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -13,6 +12,7 @@
 
 #include "base/error.hpp"
 #include "base/json.hpp"
+#include "hooks/kms_sidecar.hpp"
 #include "spec-mapping/mesh.hpp"
 
 namespace sh::policy {
@@ -139,6 +139,7 @@ struct Policy {
   std::optional<Ports> ports;                     // absent: TCP not handled
   std::optional<std::vector<std::string>> scope;  // "abstract_unix_socket", "signal" (sorted)
   std::optional<std::vector<Pin>> exec;           // sorted by path; absent: no allowlist
+  std::optional<hooks::SecretsPolicy> secrets;    // a KMS sidecar (issue 10); absent: none
 
   // Lowercase hex SHA-256 of the canonical form of the document this was parsed from
   // (or, for a composed policy, of policy_to_json's output).
@@ -158,7 +159,7 @@ struct DeviceInfo {
 const std::vector<DeviceInfo>& device_table();
 const DeviceInfo* find_device(std::string_view name);
 
-// Reserved top-level sections: a policy that uses them fails with "not supported yet".
+// Reserved top-level sections: a policy that uses them fails with "not supported yet" (none now).
 const std::vector<std::string_view>& reserved_sections();
 
 // Parse a policy document. `origin` prefixes every error ("policy.json").

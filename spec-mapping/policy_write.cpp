@@ -96,6 +96,10 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     for (const auto& pin : *p.exec) w.begin_object().kv("path", pin.path).kv("sha256", pin.sha256).end_object();
     w.end_array();
   }
+  if (p.secrets) {
+    w.key("secrets").begin_object().kv("vaults", p.secrets->vaults).kv("hosts", p.secrets->hosts);
+    w.kv("operations", p.secrets->operations).key("ttl").uinteger(p.secrets->ttl).end_object();
+  }
   w.end_object();
   return w.str();
 }

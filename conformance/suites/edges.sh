@@ -50,14 +50,15 @@ bundle() {
 # under POLICY: later rt calls of this case run with the operator policy POLICY.
 under() { RT_EXTRA=("${RT_BASE[@]}" --policy "$1"); }
 
-# start_db ID unix|tcp: B running its recording service; waits until it listens. Sets DB_B.
+# start_db ID unix|tcp [MEMBERS]: B running its recording service (its policy gets MEMBERS too);
+# waits until it listens. Sets DB_B.
 start_db() {
   local id=$1 p script
   if [ "$2" = unix ]; then
     p=$(policy db-$id none "$DB_UNIX")
     script='exec /bin/edge_peer serve unix "${SHARNESS_SERVICE#unix:}" /rec/got.log'
   else
-    p=$(policy db-$id loopback "$DB_TCP")
+    p=$(policy db-$id loopback "$DB_TCP${3:+, $3}")
     script='exec /bin/edge_peer serve tcp "${SHARNESS_SERVICE##*:}" /rec/got.log'
   fi
   DB_B=$(bundle "b-$id" "$script") || return 1
@@ -78,6 +79,26 @@ run_app() {
 
 proxy_pid() { jq -r .pid "$STATE/$1/edge.json" 2>/dev/null; }
 
+
+# A ports section makes Landlock handle TCP: the edges' TCP ends stay usable (B binds its
+# service port, A connects to its edge port) and every other port is denied by Landlock
+# (EACCES, where an unguarded connect would be refused by the empty loopback).
+case_tcp_edges_under_landlock_ports() {
+  known_fail runc crun
+  local db a p
+  db=$(newid db)
+  start_db "$db" tcp '"ports": {}' || return
+  a=$(newid app)
+  p=$(policy app-tcp-ll loopback "$APP_TCP"', "ports": {}')
+  run_app "$a" "$p" '/bin/edge_peer call tcp "${SHARNESS_EDGE_DB##*:}" hello-under-landlock; echo
+    /bin/edge_peer call tcp 15433 elsewhere; echo "other port rc $?"'
+  assert_rc 0
+  assert_line "$OUT" '^reply:hello-under-landlock$' "A's edge port is allowed"
+  assert_eq "hello-under-landlock" "$(got)" "B bound its service port under Landlock"
+  assert_line "$OUT" '^other port rc [1-9]'
+  assert_contains "$ERR" "connect: Permission denied" "Landlock denies a port no rule grants"
+  assert_match "$(rt policy explain "$p")" 'connect only to \[15432\]'
+}
 # ---------------------------------------------------------------------------------------------
 
 case_unix_both_ways_empty_netns() {
@@ -296,6 +317,7 @@ case_proxies_own_uid_no_caps_end_with_container() {
 
 tcase "A reaches B over a unix edge, both ways, both network namespaces empty" case_unix_both_ways_empty_netns
 tcase "A reaches B over a tcp edge, both ways" case_tcp_both_ways
+tcase "with a ports section, Landlock allows the tcp edge ports and denies others" case_tcp_edges_under_landlock_ports
 tcase "C with no edge to B has no endpoint and cannot reach B" case_no_edge_no_reach
 tcase "another CA, wrong role, expired: refused, B's service gets no byte" case_bad_certificates_refused
 tcase "the bytes between the proxies are TLS" case_wire_is_tls

@@ -380,6 +380,84 @@ case_bad_kek_refused() {
   done
 }
 
+# The policy's secrets section (docs/policy.md): no hand-written hooks. create places the KMS
+# (its certificate from the runtime's CA, role kms; the client's is the container's own
+# identity), the workload asks through SHARNESS_KMS_SOCKET, and delete leaves nothing of it.
+# Only our runtime reads policies (runc/crun: no --policy).
+# under_secrets_policy: later rt calls of this case run with a policy whose secrets section
+# allows vault db, host db.internal, op read, and a runtime config naming the suite's vault.
+under_secrets_policy() {
+  local pol rc
+  pol=$CASEDIR/kms-app.json
+  jq -n '{id: "kms-app", version: 1, role: "app",
+          secrets: {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}}' >"$pol"
+  rc=$CASEDIR/runtime.json
+  jq -n --arg ca "$CASEDIR/ca" --arg v "$K/vault" --arg k "$K/kek" --arg cg "/$KMS_CG" \
+    '{caDir: $ca, kms: {vault: $v, kek: $k, cgroupParent: $cg}}' >"$rc"
+  RT_EXTRA=("${RT_EXTRA[@]}" --policy "$pol" --config "$rc")
+}
+
+# kms_running ID: the pids of processes whose command line names ID's policy-made KMS config.
+kms_running() {
+  # (a bracket in the pattern: grep's own command line does not match it)
+  grep -ls "$STATE/$1/kms/kms\.jso[n]" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 | tr '\n' ' ' || true
+}
+
+case_policy_secrets() {
+  known_fail runc crun
+  local id gate want
+  id=$(newid kp)
+  under_secrets_policy
+  new_bundle b sh -c 'c() { sharness-kms-client --socket "$SHARNESS_KMS_SOCKET" --ca /etc/kms/ca.pem \
+      --cert /etc/kms/cert.pem --key /etc/kms/key.pem --vault db --op read --host "$1"; echo "rc $?"; }
+    c db.internal; c evil.example; sleep 60' >/dev/null
+  must_create "$B" "$id"
+  gate=$(cut -d' ' -f1 "$STATE/.kms/$id/kms.pid" 2>/dev/null)
+  [ -n "$gate" ] && [ -d "/proc/$gate" ] || fail "no KMS gate running after create (pid file $STATE/.kms/$id/kms.pid)"
+  assert_ne "" "$(kms_running "$id")" "kms_running sees the KMS (the failed-create case relies on it)"
+  assert_eq "$(jq -r .annotations.\"org.sharness.identity.uri\" "$STATE/$id/config.json")" \
+    "spiffe://sharness.local/role/app/$id" "the container's identity (the KMS's only client)"
+  must_start "$id"
+  want=$(expected_key "$MASTER_DB" db db.internal read)
+  for _ in $(seq 100); do grep -q '^rc [0-9]' "$CASEDIR/$id.out" 2>/dev/null && [ "$(grep -c '^rc' "$CASEDIR/$id.out")" = 2 ] && break; sleep 0.1; done
+  assert_eq "$want rc 0 rc 2" "$(tr '\n' ' ' <"$CASEDIR/$id.out" | sed 's/ $//')" \
+    "allowed host: the derived key; evil.example: refused (exit 2)"
+  assert_contains "$(<"$CASEDIR/$id.err")" 'host "evil.example" is not allowed'
+  _run_cmd rt kill "$id" KILL
+  wait_status "$id" stopped
+  _run_cmd rt delete "$id"
+  assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
+  st=$(awk '/^State:/ {print $2}' "/proc/$gate/status" 2>/dev/null || true)
+  [ -z "$st" ] || [ "$st" = Z ] || fail "KMS gate $gate still alive after delete (state $st)"
+  [ ! -e "$STATE/$id" ] || fail "container state (KMS config, socket dir, certificate) left: $STATE/$id"
+  [ ! -e "$STATE/.kms/$id" ] || fail "KMS pid dir left: $STATE/.kms/$id"
+  for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+    [ ! -d "$d" ] || fail "KMS cgroup left after delete: $d"
+  done
+  assert_eq "" "$(grep -l "^$id\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left"
+}
+
+# A create that fails after the createRuntime hook started the KMS (here: its --pid-file cannot
+# be written) runs the poststop hooks as delete would: no KMS process, cgroup or uid claim left.
+case_failed_create_stops_the_kms() {
+  known_fail runc crun
+  local id d
+  id=$(newid kf)
+  under_secrets_policy
+  new_bundle b sleep 60 >/dev/null
+  _cgpath_for "$B" "$id"
+  _run_cmd rt create --bundle "$B" --pid-file "$CASEDIR/no-such-dir/$id.pid" "$id"
+  assert_ne 0 "$CMD_RC" "create with an unwritable pid file"
+  assert_contains "$CMD_OUT" "no-such-dir" "the error names the pid file"
+  assert_eq "" "$(kms_running "$id")" "KMS processes left after the failed create"
+  [ ! -e "$STATE/$id" ] || fail "container state left: $STATE/$id"
+  [ ! -e "$STATE/.kms/$id" ] || fail "KMS pid dir left: $STATE/.kms/$id"
+  for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+    [ ! -d "$d" ] || fail "KMS cgroup left after the failed create: $d"
+  done
+  assert_eq "" "$(grep -l "^$id\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left"
+}
+
 tcase "the client in the container gets HKDF keys: same request same key, other host other key" case_derived_key
 tcase "a vault, host, operation or ttl outside the policy is refused" case_refusals
 tcase "another container's, a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
@@ -388,5 +466,7 @@ tcase "the master key is in no file, env, memory or socket byte the workload rea
 tcase "root cannot read the KMS's secret pages via /proc/pid/mem; the KMS is not dumpable" case_secret_pages_and_dumpable
 tcase "the KMS cgroup is frozen between requests" case_frozen_between_requests
 tcase "the KMS runs as other uids, no caps, only lo, own pid ns, and is gone after delete" case_isolation_and_gone_after_delete
+tcase "a policy's secrets section places the KMS: derived key inside, other host refused, gone after delete" case_policy_secrets
+tcase "a create that fails after the KMS started stops it (poststop), nothing left" case_failed_create_stops_the_kms
 tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
 finish

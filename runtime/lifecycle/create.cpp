@@ -27,6 +27,7 @@
 #include "runtime/lifecycle/init.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
+#include "runtime/lifecycle/kms_provision.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
@@ -50,6 +51,11 @@ struct Cleanup {
   pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
   uint32_t uid = 0;  // a claimed ephemeral uid
   std::optional<policy::MeshHost> mesh;  // identity tmpfs and edge directories made
+  std::string kms_root;                  // <root>/<id>/kms made (state root, container id in `id`)
+  // Set once prestart/createRuntime hooks may have started something (the KMS, the edge
+  // proxy): a failed create runs the poststop hooks, as delete would (and as runc does).
+  const std::vector<oci::Hook>* poststop = nullptr;
+  std::string stopped_state;
   std::string root, id;
   bool armed = true;
   ~Cleanup() {
@@ -60,6 +66,8 @@ struct Cleanup {
       ::waitpid(pid, nullptr, 0);
     }
     if (cgroup) (void)cgroup->destroy();
+    if (poststop && !poststop->empty()) (void)hooks::run(*poststop, "poststop", stopped_state);
+    if (!kms_root.empty()) (void)unprovision_kms(kms_root, id);
     if (mesh) (void)edges::unprovision(*mesh);
     if (dir) (void)dir->remove();
   }
@@ -259,6 +267,13 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     c.annotations[edges::kAnnotationUri] = prov.uri;
     c.annotations[edges::kAnnotationFingerprint] = prov.fingerprint;
   }
+  if (ext && ext->secrets) {
+    // A KMS sidecar: its certificate and config, its socket dir, and the hooks that run it.
+    cleanup.kms_root = g.root;
+    cleanup.id = o.id;
+    TRYC("policy " + ext->policy_id + ": secrets",
+         provision_kms(*ext->secrets, rc, KmsHost{g.root, o.id, *ext->mesh->role, ca_dir(rc, g.root)}, c));
+  }
   rec.bundle = b.path;
   rec.rootfs = b.rootfs;
   rec.created = log::now_rfc3339();
@@ -387,6 +402,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     if (!m) return init_died();
     if (m->type == sync::Msg::error) return fail(m->payload);
     if (m->type == sync::Msg::hooks_request) {
+      cleanup.poststop = &c.hooks.poststop;
+      cleanup.stopped_state = oci::hook_state_json(to_state(rec, Status::stopped));
       auto r = hooks::run(c.hooks.prestart, "prestart", creating);
       if (r) r = hooks::run(c.hooks.create_runtime, "createRuntime", creating);
       if (!r) {

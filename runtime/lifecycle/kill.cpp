@@ -9,6 +9,7 @@
 #include "base/log.hpp"
 #include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
+#include "runtime/lifecycle/kms_provision.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
@@ -90,6 +91,7 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
   if (rec.ephemeral_uid) TRYV(release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id));
   // After poststop (sharness-edge down): the key's tmpfs and the edge sockets go.
   TRYV(edges::unprovision(policy::MeshHost{dir.root(), rec.id, "", ""}));
+  TRYV(unprovision_kms(dir.root(), rec.id));  // the KMS's config, socket dir and certificate
   return dir.remove();
 }
 

@@ -24,7 +24,7 @@ bool is_plain_name(const std::string& n) {
 Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
-  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir"}));
+  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -35,6 +35,14 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   TRYV(root.opt("defaultPolicy", rc.default_policy));
   TRYV(root.opt("caDir", rc.ca_dir));
   if (!rc.ca_dir.empty() && rc.ca_dir[0] != '/') return fail(origin + ": caDir: must be an absolute path");
+  if (auto k = root.get("kms")) {
+    TRYV(k->only_keys({"vault", "kek", "cgroupParent"}));
+    TRYV(k->opt("vault", rc.kms_vault));
+    TRYV(k->opt("kek", rc.kms_kek));
+    TRYV(k->opt("cgroupParent", rc.kms_cgroup_parent));
+    for (auto [key, v] : {std::pair{"vault", &rc.kms_vault}, {"kek", &rc.kms_kek}, {"cgroupParent", &rc.kms_cgroup_parent}})
+      if (v->empty() || (*v)[0] != '/') return fail(origin + ": kms." + key + ": must be an absolute path");
+  }
   if (auto u = root.get("ephemeralUids")) {
     TRYV(u->only_keys({"first", "count"}));
     if (auto f = u->get("first")) rc.ephemeral_first = uint32_t(TRY(f->as_int_in(1000, 4000000000LL)));

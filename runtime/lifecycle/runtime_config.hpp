@@ -24,6 +24,10 @@ struct RuntimeConfig {
   uint32_t ephemeral_first = 2000000000u;
   uint32_t ephemeral_count = 65536u;
   std::string ca_dir;  // the edge CA (issue 9); empty: <state root>/.ca
+  // "kms": {"vault", "kek", "cgroupParent"}: what a policy's `secrets` runs against (issue 10).
+  std::string kms_vault = "/etc/sharness/kms/vault";  // sealed by `sharness-runtime kms seal`
+  std::string kms_kek = "/etc/sharness/kms/kek";      // root only
+  std::string kms_cgroup_parent = "/sharness-kms";
 };
 
 // Where the certificate authority lives: caDir, else <state root>/.ca.

@@ -96,3 +96,22 @@ BOOST_AUTO_TEST_CASE(plan_refuses_what_cannot_name_a_kms) {
   BOOST_TEST(!plan_kms(s, k, "c1", c));
   BOOST_TEST(c.hooks.empty());
 }
+
+BOOST_AUTO_TEST_CASE(instance_dir_holds_config_socket_and_log) {
+  auto k = site();
+  k.instance_dir = "/run/sharness/c1";
+  oci::Config c;
+  c.process.emplace();
+  SecretsPolicy s{{"db"}, {"h"}, {"read"}, 60};
+  auto p = plan_kms(s, k, "c1", c);
+  BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
+  BOOST_TEST(p->config_path == "/run/sharness/c1/kms.json");
+  BOOST_TEST(p->socket_dir == "/run/sharness/c1/kms.sock");
+  auto cfg = kms::parse_config(p->config_json, p->config_path);
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().what()));
+  BOOST_TEST(cfg->log == "/run/sharness/c1/kms.log");
+  BOOST_TEST(cfg->state_root == k.state_root);  // uid claims stay shared
+  k.instance_dir = "relative";
+  oci::Config c2;
+  BOOST_TEST(!plan_kms(s, k, "c1", c2));
+}

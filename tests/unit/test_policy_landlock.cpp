@@ -121,6 +121,38 @@ BOOST_AUTO_TEST_CASE(block_from_the_sections) {
   BOOST_TEST(!e->disable_best_effort);
 }
 
+// With TCP handled (a ports section), the mesh's TCP ends are granted: connect to each TCP
+// edge's local port, bind the TCP service port; UNIX edges add nothing, and without a ports
+// section TCP stays unhandled.
+BOOST_AUTO_TEST_CASE(tcp_edges_get_port_rules) {
+  const char* mesh = R"("role": "app", "network": "loopback",
+      "edges": [{"to": "db", "over": "unix"}, {"to": "cache", "over": "tcp", "port": 16379},
+                {"to": "web", "over": "tcp", "port": 443}],
+      "accepts": {"roles": ["front"], "over": "tcp", "port": 8080})";
+  auto b = landlock_block(parse(std::string(mesh) + R"(, "ports": {"connect": [443, 53]})"));
+  BOOST_REQUIRE(b);
+  BOOST_TEST(b->handled_net == 3u);
+  BOOST_REQUIRE(b->net_port.size() == 2u);
+  const uint64_t bind = oci::find_landlock_right(oci::LandlockKind::net, "bind_tcp")->bit;
+  const uint64_t connect = oci::find_landlock_right(oci::LandlockKind::net, "connect_tcp")->bit;
+  BOOST_TEST(b->net_port[0].allowed == bind);
+  BOOST_TEST((b->net_port[0].ports == std::vector<uint16_t>{8080}));
+  BOOST_TEST(b->net_port[1].allowed == connect);
+  BOOST_TEST((b->net_port[1].ports == std::vector<uint16_t>{53, 443, 16379}));  // sorted, 443 once
+  // UNIX accepts: no bind rule, binding stays denied everywhere.
+  auto u = landlock_block(parse(R"("role": "app", "network": "loopback", "ports": {},
+      "edges": [{"to": "cache", "over": "tcp", "port": 16379}], "accepts": {"roles": ["front"], "over": "unix"})"));
+  BOOST_REQUIRE(u);
+  BOOST_REQUIRE(u->net_port.size() == 1u);
+  BOOST_TEST(u->net_port[0].allowed == connect);
+  BOOST_TEST((u->net_port[0].ports == std::vector<uint16_t>{16379}));
+  // No ports section: TCP not handled, no layer from the mesh alone.
+  BOOST_TEST(!landlock_block(parse(mesh)));
+  // The block still parses back as a process.landlock block.
+  auto back = oci::parse_landlock(oci::landlock_to_json(*b), "sharness.landlock");
+  BOOST_REQUIRE_MESSAGE(back, (back ? "" : back.error().what()));
+}
+
 BOOST_AUTO_TEST_CASE(exec_allowlist_tightens_the_config) {
   Policy p = parse(R"("exec": [)" + pin("/bin/busybox", kHash1) + "]");
   oci::Config c;

@@ -1,0 +1,34 @@
+// The host side of a policy's `secrets` section (issue 10), made by `create` and undone by
+// `delete`, beside edges provisioning:
+//   <root>/<id>/kms       0700 root: kms.json (the sharness-kms config), kms.sock/ (the
+//                         listening socket's dir, bound read-only at /run/kms), kms.log, tls/;
+//   <root>/<id>/kms/tls   the KMS's own key and certificate (role kms), issued by the runtime's
+//                         CA for this container only, 0400 root: read before the KMS drops root;
+//   <root>/.kms           the KMS's uid claims and pid files (shared: claims must not collide).
+// The client's certificate is the container's identity (edges provisioning), bound at /etc/kms.
+#pragma once
+#include <string>
+
+#include "base/error.hpp"
+#include "hooks/kms_sidecar.hpp"
+#include "oci/config.hpp"
+#include "runtime/lifecycle/runtime_config.hpp"
+
+namespace sh::lifecycle {
+
+struct KmsHost {
+  std::string state_root;  // --root
+  std::string id;          // the container id
+  std::string role;        // the container's role (its certificate's)
+  std::string ca_dir;      // the runtime's CA (ca_dir(rc, root))
+};
+std::string kms_instance_dir(const std::string& state_root, const std::string& id);  // <root>/<id>/kms
+
+// Issue the KMS's certificate, write its config, make its socket dir, and add the hooks,
+// mounts and SHARNESS_KMS_SOCKET to `c` (hooks::plan_kms). The container's identity must be
+// provisioned first (its cert.pem/key.pem/ca.pem become the client's).
+Result<void> provision_kms(const hooks::SecretsPolicy& s, const RuntimeConfig& rc, const KmsHost& h, oci::Config& c);
+// Remove <root>/<id>/kms (after the poststop hook stopped the KMS). Idempotent.
+Result<void> unprovision_kms(const std::string& state_root, const std::string& id);
+
+}  // namespace sh::lifecycle

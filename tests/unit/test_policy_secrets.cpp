@@ -1,0 +1,102 @@
+// The policy's `secrets` section (issue 10): parsed strictly with JSON paths in errors, written
+// back, composed only tighter, and explained.
+#define BOOST_TEST_MODULE policy_secrets
+#include <boost/test/unit_test.hpp>
+
+#include "spec-mapping/compose.hpp"
+#include "spec-mapping/explain.hpp"
+
+using namespace sh;
+using namespace sh::policy;
+
+namespace {
+
+Policy parse(const std::string& id, const std::string& secrets) {
+  auto p = parse_policy(R"({"id": ")" + id + R"(", "version": 1, "role": "app", "secrets": )" + secrets + "}");
+  BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
+  return *p;
+}
+
+std::string error_of(const std::string& secrets) {
+  auto p = parse_policy(R"({"id": "x", "version": 1, "secrets": )" + secrets + "}");
+  return p ? "" : p.error().what();
+}
+
+const char* kFloor = R"({"vaults": ["db", "web"], "hosts": ["a.example", "b.example"], "operations": ["derive"], "ttl": 600})";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(parsed_sorted_and_unique) {
+  auto p = parse("f", R"({"vaults": ["web", "db", "web"], "hosts": ["h"], "operations": ["derive"], "ttl": 60})");
+  BOOST_REQUIRE(p.secrets);
+  BOOST_TEST(p.secrets->vaults == (std::vector<std::string>{"db", "web"}), boost::test_tools::per_element());
+  BOOST_TEST(p.secrets->ttl == 60u);
+}
+
+BOOST_AUTO_TEST_CASE(strict_errors_name_the_json_path) {
+  BOOST_TEST(error_of(R"({"vaults": ["db"], "hosts": ["h"], "operations": ["derive"], "ttl": 60, "tll": 1})") ==
+             "policy.json: secrets.tll: unknown key");
+  auto e = error_of(R"({"vaults": ["d b"], "hosts": ["h"], "operations": ["derive"], "ttl": 60})");
+  BOOST_TEST(e.find("policy.json: secrets.vaults[0]") == 0u, e);
+  e = error_of(R"({"vaults": [], "hosts": ["h"], "operations": ["derive"], "ttl": 60})");
+  BOOST_TEST(e.find("policy.json: secrets.vaults") == 0u, e);
+  e = error_of(R"({"vaults": ["db"], "hosts": ["h"], "operations": ["derive"], "ttl": 0})");
+  BOOST_TEST(e.find("policy.json: secrets.ttl") == 0u, e);
+  e = error_of(R"({"vaults": ["db"], "operations": ["derive"], "ttl": 60})");
+  BOOST_TEST(e.find("policy.json: secrets.hosts") == 0u, e);
+  BOOST_TEST(error_of(R"(["db"])").find("policy.json: secrets: expected an object") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(written_and_read_back) {
+  auto p = parse("f", kFloor);
+  auto again = parse_policy(policy_to_json(p));
+  BOOST_REQUIRE_MESSAGE(again, (again ? "" : again.error().what()));
+  BOOST_TEST(again->same_rules(p));
+  BOOST_TEST((again->secrets == p.secrets));
+  BOOST_TEST(policy_to_json(p).find("\"secrets\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(composition_only_tightens) {
+  auto floor = parse("floor", kFloor);
+  auto client = parse("client", R"({"vaults": ["db", "other"], "hosts": ["b.example", "c.example"],
+                                    "operations": ["derive", "wrap"], "ttl": 3600})");
+  auto r = intersect(floor, client);
+  BOOST_REQUIRE(r.secrets);
+  BOOST_TEST(r.secrets->vaults == (std::vector<std::string>{"db"}), boost::test_tools::per_element());
+  BOOST_TEST(r.secrets->hosts == (std::vector<std::string>{"b.example"}), boost::test_tools::per_element());
+  BOOST_TEST(r.secrets->operations == (std::vector<std::string>{"derive"}), boost::test_tools::per_element());
+  BOOST_TEST(r.secrets->ttl == 600u);
+  // Symmetric, and a side without the section leaves the other's as it is.
+  BOOST_TEST((intersect(client, floor).secrets->hosts == r.secrets->hosts));
+  auto none = *parse_policy(R"({"id": "n", "version": 1})");
+  BOOST_TEST(!intersect(none, none).secrets);
+  BOOST_TEST((intersect(none, floor).secrets == floor.secrets));
+  // Disjoint: nothing left to ask for (create refuses it).
+  auto disjoint = parse("d", R"({"vaults": ["zzz"], "hosts": ["a.example"], "operations": ["derive"], "ttl": 5})");
+  BOOST_TEST(intersect(floor, disjoint).secrets->vaults.empty());
+  BOOST_TEST(intersect(floor, disjoint).secrets->ttl == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(explained_with_the_master_key_elsewhere) {
+  auto p = parse("f", kFloor);
+  HostProbe with, without;
+  with.memfd_secret = true;
+  auto find = [](const std::vector<Bound>& bounds) -> const Bound* {
+    for (const auto& b : bounds)
+      if (b.mechanism.find("KMS sidecar") != std::string::npos) return &b;
+    return nullptr;
+  };
+  auto bounds = explain(p, with);
+  const Bound* b = find(bounds);
+  BOOST_REQUIRE(b);
+  BOOST_TEST(b->available);
+  BOOST_TEST(b->mechanism.find("vaults [db web]") != std::string::npos, b->mechanism);
+  BOOST_TEST(b->mechanism.find("hosts [a.example b.example]") != std::string::npos, b->mechanism);
+  BOOST_TEST(b->mechanism.find("master keys never enter the container") != std::string::npos, b->mechanism);
+  auto old = explain(p, without);
+  BOOST_REQUIRE(find(old));
+  BOOST_TEST(!find(old)->available);
+  BOOST_TEST(!require_available(old, false));
+  // No section, no line.
+  BOOST_TEST(!find(explain(*parse_policy(R"({"id": "n", "version": 1})"), with)));
+}

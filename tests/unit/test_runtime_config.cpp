@@ -1,0 +1,36 @@
+// The runtime config's "kms" keys (issue 10): defaults, absolute paths only, strict keys.
+#define BOOST_TEST_MODULE runtime_config
+#include <boost/test/unit_test.hpp>
+
+#include "runtime/lifecycle/runtime_config.hpp"
+
+using namespace sh;
+using namespace sh::lifecycle;
+
+namespace {
+std::string error_of(const std::string& text) {
+  auto rc = parse_runtime_config(text, "runtime.json");
+  return rc ? "" : rc.error().what();
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(kms_defaults_and_keys) {
+  auto d = parse_runtime_config("{}", "runtime.json");
+  BOOST_REQUIRE(d);
+  BOOST_TEST(d->kms_vault == "/etc/sharness/kms/vault");
+  BOOST_TEST(d->kms_kek == "/etc/sharness/kms/kek");
+  BOOST_TEST(d->kms_cgroup_parent == "/sharness-kms");
+  auto rc = parse_runtime_config(R"({"kms": {"vault": "/srv/v", "kek": "/root/k", "cgroupParent": "/t/kms"}})",
+                                 "runtime.json");
+  BOOST_REQUIRE_MESSAGE(rc, (rc ? "" : rc.error().what()));
+  BOOST_TEST(rc->kms_vault == "/srv/v");
+  BOOST_TEST(rc->kms_kek == "/root/k");
+  BOOST_TEST(rc->kms_cgroup_parent == "/t/kms");
+}
+
+BOOST_AUTO_TEST_CASE(kms_bad_input_names_the_key) {
+  BOOST_TEST(error_of(R"({"kms": {"vault": "v"}})") == "runtime.json: kms.vault: must be an absolute path");
+  BOOST_TEST(error_of(R"({"kms": {"kek": ""}})") == "runtime.json: kms.kek: must be an absolute path");
+  BOOST_TEST(error_of(R"({"kms": {"vualt": "/v"}})").find("kms.vualt") != std::string::npos);
+  BOOST_TEST(error_of(R"({"kms": {"vault": 5}})").find("kms.vault") != std::string::npos);
+}
