@@ -17,10 +17,7 @@
 namespace sh::identity {
 namespace {
 
-struct BioFree {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-using Bio = std::unique_ptr<BIO, BioFree>;
+using Bio = ossl::Ptr<BIO, BIO_free>;
 
 constexpr const char* kCaKey = "ca.key";
 constexpr const char* kCaCert = "ca.pem";

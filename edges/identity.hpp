@@ -23,6 +23,7 @@
 #include <openssl/x509.h>
 
 #include "base/error.hpp"
+#include "base/openssl_ptr.hpp"
 
 namespace sh::identity {
 
@@ -33,14 +34,8 @@ inline constexpr const char* kKeyFile = "key.pem";
 inline constexpr const char* kCaFile = "ca.pem";
 inline constexpr int64_t kDefaultLeafSeconds = 24 * 3600;  // short-lived: one day
 
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using Cert = std::unique_ptr<X509, X509Free>;
+using Pkey = ossl::Ptr<EVP_PKEY, EVP_PKEY_free>;
+using Cert = ossl::Ptr<X509, X509_free>;
 
 // Roles name components: 1-63 of a-z 0-9 '-', starting with a letter or digit. They go into
 // URIs, environment variable names and file names: nothing else is allowed.

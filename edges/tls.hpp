@@ -9,17 +9,12 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/openssl_ptr.hpp"
 
 namespace sh::edges {
 
-struct CtxFree {
-  void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
-};
-struct SslFree {
-  void operator()(SSL* s) const { SSL_free(s); }
-};
-using Ctx = std::unique_ptr<SSL_CTX, CtxFree>;
-using Ssl = std::unique_ptr<SSL, SslFree>;
+using Ctx = ossl::Ptr<SSL_CTX, SSL_CTX_free>;
+using Ssl = ossl::Ptr<SSL, SSL_free>;
 
 // A context with our certificate and key that trusts only `ca_pem` and demands a peer
 // certificate (servers too: mutual). No session tickets or resumption: every connection is a

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "base/openssl_ptr.hpp"
+
 namespace sh::kms {
 namespace {
 
@@ -25,24 +27,9 @@ std::unexpected<Error> ossl_error(std::string what) {
   return fail(std::move(what));
 }
 
-struct CipherCtxFree {
-  void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
-};
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct PkeyCtxFree {
-  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
-};
-struct KdfFree {
-  void operator()(EVP_KDF* k) const { EVP_KDF_free(k); }
-};
-struct KdfCtxFree {
-  void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); }
-};
-using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree>;
+using CipherCtx = ossl::Ptr<EVP_CIPHER_CTX, EVP_CIPHER_CTX_free>;
+using Pkey = ossl::Ptr<EVP_PKEY, EVP_PKEY_free>;
+using PkeyCtx = ossl::Ptr<EVP_PKEY_CTX, EVP_PKEY_CTX_free>;
 
 Result<void> check_len(std::span<const uint8_t> b, size_t want, const char* what) {
   if (b.size() != want)
@@ -158,9 +145,9 @@ Result<void> aes_gcm_decrypt(std::span<const uint8_t> key, std::span<const uint8
 
 Result<void> hkdf_sha256(std::span<const uint8_t> ikm, std::span<const uint8_t> salt, std::string_view info,
                          std::span<uint8_t> out) {
-  std::unique_ptr<EVP_KDF, KdfFree> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
+  ossl::Ptr<EVP_KDF, EVP_KDF_free> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
   if (!kdf) return ossl_error("hkdf: fetch HKDF");
-  std::unique_ptr<EVP_KDF_CTX, KdfCtxFree> ctx(EVP_KDF_CTX_new(kdf.get()));
+  ossl::Ptr<EVP_KDF_CTX, EVP_KDF_CTX_free> ctx(EVP_KDF_CTX_new(kdf.get()));
   if (!ctx) return ossl_error("hkdf: new context");
   char digest[] = "SHA256";
   OSSL_PARAM params[5];
