@@ -13,47 +13,14 @@
 
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/process_attrs.hpp"
+#include "tests/unit/fork_child.hpp"
 
 using namespace sh;
+using sh::test::ChildResult;
+using sh::test::expect_ok;
+using sh::test::in_child;
 
 namespace {
-
-struct ChildResult {
-  int status = -1;
-  std::string report;  // "" when the child's checks passed
-};
-
-// Capability changes are one-way: make them in a forked child.
-ChildResult in_child(const std::function<std::string()>& fn) {
-  int p[2];
-  BOOST_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
-  pid_t pid = fork();
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(p[0]);
-    // Never let the child unwind into Boost: it would go on running the other tests.
-    try {
-      std::string r = fn();
-      if (write(p[1], r.data(), r.size()) < 0) _exit(3);
-    } catch (...) {
-      _exit(4);
-    }
-    _exit(0);
-  }
-  close(p[1]);
-  ChildResult out;
-  char buf[1024];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0) out.report.append(buf, size_t(n));
-  close(p[0]);
-  waitpid(pid, &out.status, 0);
-  return out;
-}
-
-void expect_ok(const ChildResult& r) {
-  BOOST_TEST(WIFEXITED(r.status));
-  BOOST_TEST(r.report == "");
-}
 
 // A line of /proc/self/status, e.g. "CapBnd" -> its hex mask.
 uint64_t status_mask(const std::string& key) {

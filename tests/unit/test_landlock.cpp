@@ -24,8 +24,12 @@
 #include <string>
 
 #include "runtime/linux/landlock.hpp"
+#include "tests/unit/fork_child.hpp"
 
 using namespace sh;
+using sh::test::ChildResult;
+using sh::test::expect_ok;
+using sh::test::in_child;
 namespace fs = std::filesystem;
 
 namespace {
@@ -56,44 +60,6 @@ struct TempDir {
 void write_file(const std::string& path, const std::string& text, mode_t mode = 0644) {
   std::ofstream(path) << text;
   ::chmod(path.c_str(), mode);
-}
-
-struct ChildResult {
-  int status = -1;
-  std::string report;  // "" when every check in the child passed
-};
-
-// Run fn in a forked child and collect what it reports.
-ChildResult in_child(const std::function<std::string()>& fn) {
-  int p[2];
-  BOOST_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
-  pid_t pid = fork();
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(p[0]);
-    // Never unwind into Boost: it would go on running the other tests inside the domain.
-    try {
-      std::string r = fn();
-      if (write(p[1], r.data(), r.size()) < 0) _exit(3);
-    } catch (...) {
-      _exit(4);
-    }
-    _exit(0);
-  }
-  close(p[1]);
-  ChildResult out;
-  char buf[1024];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0) out.report.append(buf, size_t(n));
-  close(p[0]);
-  waitpid(pid, &out.status, 0);
-  return out;
-}
-
-void expect_ok(const ChildResult& r) {
-  BOOST_TEST(WIFEXITED(r.status));
-  BOOST_TEST(WEXITSTATUS(r.status) == 0);
-  BOOST_TEST(r.report == "");
 }
 
 // Build (as the runtime does, before anything is restricted), then no_new_privs and enforce.

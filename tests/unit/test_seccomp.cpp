@@ -15,48 +15,14 @@
 #include <string>
 
 #include "runtime/linux/seccomp.hpp"
+#include "tests/unit/fork_child.hpp"
 
 using namespace sh;
+using sh::test::ChildResult;
+using sh::test::expect_ok;
+using sh::test::in_child;
 
 namespace {
-
-struct ChildResult {
-  int status = -1;     // waitpid status
-  std::string report;  // what the child wrote: "" when all its checks passed
-};
-
-// Runs fn in a forked child (a filter, once loaded, cannot be removed) and collects what it reports.
-ChildResult in_child(const std::function<std::string()>& fn) {
-  int p[2];
-  BOOST_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
-  pid_t pid = fork();
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(p[0]);
-    // Never let the child unwind into Boost: it would go on running tests under its filter.
-    try {
-      std::string r = fn();
-      if (write(p[1], r.data(), r.size()) < 0) _exit(3);
-    } catch (...) {
-      _exit(4);
-    }
-    _exit(0);
-  }
-  close(p[1]);
-  ChildResult out;
-  char buf[1024];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0) out.report.append(buf, size_t(n));
-  close(p[0]);
-  waitpid(pid, &out.status, 0);
-  return out;
-}
-
-void expect_ok(const ChildResult& r) {
-  BOOST_TEST(WIFEXITED(r.status));
-  BOOST_TEST(WEXITSTATUS(r.status) == 0);
-  BOOST_TEST(r.report == "");
-}
 
 oci::SeccompSyscall rule(std::vector<std::string> names, std::string action, std::optional<uint32_t> ret = {},
                          std::vector<oci::SeccompArg> args = {}) {
