@@ -19,6 +19,8 @@
 
 #include "base/fd.hpp"
 #include "base/file.hpp"
+#include "oci/config_write.hpp"
+#include "oci/default_spec.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 #include "base/json.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
@@ -653,58 +655,19 @@ Result<void> make_rootfs(const std::string& rootfs) {
   return {};
 }
 
-// A runc-spec-like config.json (as scripts/make-bundle.sh writes), running `sh -c script`.
-std::string config_json(const std::string& rootfs, const std::string& script, const std::string& cgroups_path,
-                        const std::vector<std::string>& env, const std::string& annotation) {
-  json::Writer w(true);
-  std::vector<std::string> caps = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"};
-  w.begin_object();
-  w.kv("ociVersion", "1.0.2");
-  w.key("process").begin_object();
-  w.kv("terminal", false);
-  w.key("user").begin_object().kv("uid", 0).kv("gid", 0).end_object();
-  w.kv("args", std::vector<std::string>{"sh", "-c", script});
-  w.kv("env", env);
-  w.kv("cwd", "/");
-  w.key("capabilities").begin_object().kv("bounding", caps).kv("effective", caps).kv("permitted", caps).end_object();
-  w.key("rlimits").begin_array();
-  w.begin_object().kv("type", "RLIMIT_NOFILE").kv("hard", 1024).kv("soft", 1024).end_object();
-  w.end_array();
-  w.kv("noNewPrivileges", true);
-  w.end_object();
-  w.key("root").begin_object().kv("path", rootfs).kv("readonly", false).end_object();
-  w.kv("hostname", "sharness-hello");
-  auto mount = [&](const char* dest, const char* type, const char* src, std::vector<std::string> opts) {
-    w.begin_object().kv("destination", dest).kv("type", type).kv("source", src);
-    if (!opts.empty()) w.kv("options", opts);
-    w.end_object();
-  };
-  w.key("mounts").begin_array();
-  mount("/proc", "proc", "proc", {});
-  mount("/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"});
-  mount("/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"});
-  mount("/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
-  mount("/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"});
-  mount("/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"});
-  mount("/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"});
-  w.end_array();
-  if (!annotation.empty()) w.key("annotations").begin_object().kv("org.sharness.policy", annotation).end_object();
-  w.key("linux").begin_object();
-  w.kv("cgroupsPath", cgroups_path);
-  w.key("resources").begin_object().key("devices").begin_array();
-  w.begin_object().kv("allow", false).kv("access", "rwm").end_object();
-  w.end_array().end_object();
-  w.key("namespaces").begin_array();
-  for (const char* t : {"pid", "network", "ipc", "uts", "mount"}) w.begin_object().kv("type", t).end_object();
-  w.end_array();
-  w.kv("maskedPaths", std::vector<std::string>{"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
-                                               "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
-                                               "/proc/sched_debug", "/sys/firmware", "/proc/scsi"});
-  w.kv("readonlyPaths",
-       std::vector<std::string>{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"});
-  w.end_object();
-  w.end_object();
-  return w.str();
+// Our own `spec` (runc's defaults), running `sh -c script` on a writable root with stdio passed
+// through, in the given cgroup, with the policy annotation if any.
+Result<std::string> config_json(const std::string& rootfs, const std::string& script, const std::string& cgroups_path,
+                                const std::vector<std::string>& env, const std::string& annotation) {
+  oci::Config c = TRY(oci::parse_config(oci::default_spec_json(false), "default spec"));
+  c.process->terminal = false;
+  c.process->args = {"sh", "-c", script};
+  c.process->env = env;
+  c.root = {rootfs, false};
+  c.hostname = "sharness-hello";
+  c.linux.cgroups_path = cgroups_path;
+  if (!annotation.empty()) c.annotations["org.sharness.policy"] = annotation;
+  return oci::config_to_json(c, true);
 }
 
 // Start argv[0] with stdin /dev/null, stdout and stderr to files, and no other fd.
@@ -951,7 +914,7 @@ Result<int> run(const Globals& g, const Options& o) {
     std::string b = s.dir + "/bundle-" + sp.name;
     if (::mkdir(b.c_str(), 0755) < 0) return sys_error("hello: mkdir " + b);
     std::string id = "hello-" + tag + "-" + sp.name;
-    TRYV(write_file(b + "/config.json", config_json(rootfs, sp.script, "/" + s.cgparent + "/" + id, env, sp.annotation),
+    TRYV(write_file(b + "/config.json", TRY(config_json(rootfs, sp.script, "/" + s.cgparent + "/" + id, env, sp.annotation)),
                     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     s.ids.push_back(id);
   }
