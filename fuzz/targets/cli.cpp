@@ -1,6 +1,5 @@
 // Command-line parsing: cli::parse with the create/run flag specs (and create_options), and with
-// the exec flag specs (a copy of the list in runtime/cli/cmd_exec.cpp, which keeps it local to
-// cmd_exec()), plus cli::to_unsigned. The input is split into arguments at NUL bytes; the first
+// the exec flag specs, plus cli::to_unsigned. The input is split into arguments at NUL bytes; the first
 // byte chooses the spec and whether flags stop at the first positional argument.
 #include <cstddef>
 #include <cstdint>
@@ -21,19 +20,6 @@ Result<std::string> one_id(const std::vector<std::string>& positional, const cha
 }
 }  // namespace sh::cli
 
-namespace {
-const std::vector<sh::cli::FlagSpec>& exec_specs() {
-  static const std::vector<sh::cli::FlagSpec> specs = {
-      {{"process", "p"}, true},        {{"detach", "d"}, false},      {{"tty", "t"}, false},
-      {{"pid-file"}, true},            {{"console-socket"}, true},    {{"cwd"}, true},
-      {{"env", "e"}, true, true},      {{"user", "u"}, true},         {{"additional-gids", "g"}, true, true},
-      {{"cap", "c"}, true, true},      {{"no-new-privs"}, false},     {{"preserve-fds"}, true},
-      {{"cgroup"}, true},              {{"ignore-paused"}, false},    {{"process-label"}, true},
-      {{"apparmor"}, true},            {{"help", "h"}, false},
-  };
-  return specs;
-}
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -51,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   args.push_back(cur);
   const bool stop = mode & 1;
   if (mode & 2) {
-    auto p = sh::cli::parse(exec_specs(), args, 1, stop);
+    auto p = sh::cli::parse(sh::cli::exec_flag_specs(), args, 1, stop);
     if (p) {
       (void)p->get("cwd");
       (void)p->all("env");

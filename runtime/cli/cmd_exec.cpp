@@ -3,8 +3,8 @@
 
 namespace sh::cli {
 
-Result<int> cmd_exec(const lifecycle::Globals& g, const Args& args, size_t from) {
-  std::vector<FlagSpec> specs = {
+const std::vector<FlagSpec>& exec_flag_specs() {
+  static const std::vector<FlagSpec> specs = {
       {{"process", "p"}, true},        {{"detach", "d"}, false},      {{"tty", "t"}, false},
       {{"pid-file"}, true},            {{"console-socket"}, true},    {{"cwd"}, true},
       {{"env", "e"}, true, true},      {{"user", "u"}, true},         {{"additional-gids", "g"}, true, true},
@@ -12,8 +12,12 @@ Result<int> cmd_exec(const lifecycle::Globals& g, const Args& args, size_t from)
       {{"cgroup"}, true},              {{"ignore-paused"}, false},    {{"process-label"}, true},
       {{"apparmor"}, true},            {{"help", "h"}, false},
   };
+  return specs;
+}
+
+Result<int> cmd_exec(const lifecycle::Globals& g, const Args& args, size_t from) {
   // Flags end at the container id: what follows is the command and its own flags.
-  auto p = TRY(parse(specs, args, from, true));
+  auto p = TRY(parse(exec_flag_specs(), args, from, true));
   if (p.positional.empty()) return fail("exec: requires the container id");
   if (!p.get("apparmor").empty()) return fail("exec --apparmor: AppArmor is not enabled on this host");
   if (!p.get("process-label").empty()) return fail("exec --process-label: SELinux is not enabled on this host");

@@ -51,4 +51,6 @@ namespace sh::cli {
 // Flags shared by create and run, and their conversion to CreateOptions.
 std::vector<FlagSpec> create_flag_specs();
 Result<lifecycle::CreateOptions> create_options(const Parsed& p);
+// exec's flags (also parsed by the CLI fuzz target).
+const std::vector<FlagSpec>& exec_flag_specs();
 }  // namespace sh::cli
