@@ -87,6 +87,9 @@ ipt_ours >"$DK/iptables.before"
 links >"$DK/links.before"
 RUN_DOCKER_EXISTED=0
 [ -e /run/docker ] && RUN_DOCKER_EXISTED=1
+# dockerd's containerd (1.6) puts shim sockets in /run/containerd/s whatever its root says.
+RUN_CONTAINERD_EXISTED=0
+[ -e /run/containerd ] && RUN_CONTAINERD_EXISTED=1
 
 # ---------------------------------------------------------------------------------------------
 # The daemon
@@ -153,6 +156,9 @@ teardown_docker() {
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
   if [ "$RUN_DOCKER_EXISTED" = 0 ] && [ -d /run/docker ]; then
     rmdir /run/docker/plugins /run/docker 2>/dev/null
+  fi
+  if [ "$RUN_CONTAINERD_EXISTED" = 0 ] && [ -d /run/containerd ]; then
+    rmdir /run/containerd/s /run/containerd 2>/dev/null
   fi
   return 0
 }
@@ -470,6 +476,7 @@ case_teardown() {
   fi
   ! ip link show "$BRIDGE" >/dev/null 2>&1 || fail "bridge $BRIDGE left"
   [ ! -e /etc/docker/key.json ] || [ -e "$DK/key.json" ] || fail "dockerd wrote /etc/docker/key.json"
+  [ "$RUN_CONTAINERD_EXISTED" = 1 ] || [ ! -e /run/containerd ] || fail "/run/containerd left behind"
   # the cgroup parent dockerd used
   for left in $(cgroup_dirs); do rmdir "$left" 2>/dev/null || true; done
   assert_eq "" "$(cgroup_dirs)" "cgroup dirs under /$CGPARENT"
