@@ -112,7 +112,9 @@ chmod +x "$PM/runtime"
   echo '#!/bin/sh'
   echo "export CONTAINERS_CONF='$PM/containers.conf' CONTAINERS_STORAGE_CONF='$PM/storage.conf'"
   echo "export CONTAINERS_REGISTRIES_CONF='$PM/registries.conf' TMPDIR='$PM/copytmp'"
-  printf 'exec timeout -k 5 %s podman --root %q --runroot %q --tmpdir %q --cgroup-manager cgroupfs --events-backend file --runtime %q "$@"\n' \
+  # --foreground: under script(1)'s pty, timeout must not move podman into a background process
+  # group, where podman's tcsetattr on its terminal would stop it with SIGTTOU.
+  printf 'exec timeout --foreground -k 5 %s podman --root %q --runroot %q --tmpdir %q --cgroup-manager cgroupfs --events-backend file --runtime %q "$@"\n' \
     "$RT_TIMEOUT" "$PM/root" "$PM/run" "$PM/tmp" "$PM_RT"
 } >"$PM/pm"
 chmod +x "$PM/pm"
@@ -358,7 +360,7 @@ tcase "stop + rm (default bridge; also of a process ignoring SIGTERM)" case_stop
 
 case_tty() {
   local out rc=0
-  out=$(script -qec "$PM/pm run --rm -t ${RUN_OPTS[*]} --network none $PM_IMAGE sh -c 'tty; test -t 0 && test -t 1 && echo IS-A-TTY; stty size; exit 7'" /dev/null 2>&1) || rc=$?
+  out=$(script -qec "$PM/pm run --rm -t ${RUN_OPTS[*]} --network none $PM_IMAGE sh -c 'tty; test -t 0 && test -t 1 && echo IS-A-TTY; stty size; exit 7'" /dev/null </dev/null 2>&1) || rc=$?
   out=${out//$'\r'/}
   echo "$out"
   assert_eq 7 "$rc" "exit code through the pty"
@@ -373,7 +375,7 @@ tcase "run -t under a real pty: the container sees a terminal" case_tty
 case_exec_tty() {
   local name=tty-$$ out rc=0
   pdetach "$name" none sleep 1000
-  out=$(script -qec "$PM/pm exec -t $name sh -c 'tty; exit 4'" /dev/null 2>&1) || rc=$?
+  out=$(script -qec "$PM/pm exec -t $name sh -c 'tty; exit 4'" /dev/null </dev/null 2>&1) || rc=$?
   out=${out//$'\r'/}
   assert_eq 4 "$rc" "exec -t exit code"
   assert_line "$out" '^/dev/pts/[0-9]+$' "exec -t gets a terminal"
