@@ -189,6 +189,22 @@ case_masked_dir() {
   assert_contains "$OUT" key-material "without the mask"
 }
 
+case_dev_symlink_in_image() {
+  # an image whose /dev is a symlink to a directory inside it: the /dev tmpfs lands there, and
+  # masking still finds (and verifies) the null device through the symlink
+  local b
+  b=$(new_bundle b sh -c 'ls -l /dev/null; cat /etc/secret-file; echo "[end]"')
+  rm -rf "$b/rootfs/dev" && mkdir "$b/rootfs/devices" && ln -s devices "$b/rootfs/dev"
+  echo top-secret >"$b/rootfs/etc/secret-file"
+  cfg "$b" '.linux.maskedPaths += ["/etc/secret-file"]'
+  run_in "$b"
+  assert_rc 0
+  assert_match "$OUT" "1, +3 " "/dev/null is the null device"
+  assert_not_contains "$OUT" top-secret "masked file's content"
+  assert_contains "$OUT" "[end]" "output"
+  [ -L "$b/rootfs/dev" ] || fail "the image's /dev symlink was replaced"
+}
+
 case_readonly_paths() {
   local b
   b=$(new_bundle b sh -c 'echo x > /data-ro/f && echo wrote || echo refused; echo y > /data-rw/f && echo wrote-rw;
@@ -302,6 +318,7 @@ tcase "nosuid/noexec/nodev on a bind (exec refused)" case_nosuid_noexec_nodev_bi
 tcase "default mounts: proc, dev, devpts, shm, mqueue, sysfs ro" case_default_mounts
 tcase "masked files: /proc/kcore (or timer_list) and a custom file read empty" case_masked_file
 tcase "masked directory is empty (and not without the mask)" case_masked_dir
+tcase "an image whose /dev is a symlink: masks still work" case_dev_symlink_in_image
 tcase "readonly paths: writes fail, /proc/sys is ro" case_readonly_paths
 tcase "/proc/sys stays read-only even with CAP_SYS_ADMIN" case_proc_sys_readonly_with_sys_admin
 tcase "root.readonly: / refuses writes, a tmpfs /tmp accepts them" case_root_readonly

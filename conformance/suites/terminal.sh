@@ -19,10 +19,11 @@ fi
 
 # What the container's process prints, in order: its tty, the size, whether each of 0/1/2 is a
 # terminal, whether it has a controlling terminal (tty_nr, field 7 of /proc/self/stat), then the
-# line it reads, echoed back.
+# line it reads, echoed back. And whether /dev/console is that same pty (same device and inode).
 PROBE='echo "tty=$(tty)"; echo "size=$(stty size)";
        for fd in 0 1 2; do [ -t $fd ] && echo "fd$fd=tty" || echo "fd$fd=notty"; done;
        set -- $(cat /proc/self/stat); echo "tty_nr=$7";
+       t=$(tty); [ /dev/console -ef "$t" ] && echo "console=the-pty" || echo "console=not-the-pty";
        read -r line; echo "got:$line"'
 
 # start_receiver ARGS...: console-receiver on $CASEDIR/console.sock in the background (stdout to
@@ -85,6 +86,8 @@ case_create_inside_a_tty() {
   assert_line "$ROUT" '^fd1=tty$' "stdout is the terminal"
   assert_line "$ROUT" '^fd2=tty$' "stderr is the terminal"
   assert_line "$ROUT" '^tty_nr=[1-9][0-9]*$' "a controlling terminal (tty_nr)"
+  # runtime-spec (config-linux, /dev/console): the pty is bind-mounted onto /dev/console
+  assert_line "$ROUT" '^console=the-pty$' "/dev/console is the container's pty"
 }
 
 case_create_both_ways() {

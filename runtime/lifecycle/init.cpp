@@ -137,14 +137,15 @@ Result<Prepared> setup(const InitContext& ctx) {
   TRYV(hooks::run(c.hooks.create_container, "createContainer", state_json));
   TRYV(rootfs::pivot(c, ro, rootfd.get()));
   rootfd.reset();
+  // The console before finalize: /dev/console is bound while / may still be writable.
+  if (p.terminal) {
+    if (ctx.console_fd < 0) return fail("process.terminal is true but there is no console socket");
+    TRYV(terminal::setup_console(ctx.console_fd, p.console_size, ro.new_mount_ns));
+    ::close(ctx.console_fd);
+  }
   for (auto& [k, v] : c.linux.sysctl) TRYV(write_sysctl(k, v));
   TRYV(rootfs::finalize(c, ro));
 
-  if (p.terminal) {
-    if (ctx.console_fd < 0) return fail("process.terminal is true but there is no console socket");
-    TRYV(terminal::setup_console(ctx.console_fd, p.console_size));
-    ::close(ctx.console_fd);
-  }
   if (p.oom_score_adj) TRYV(procattr::apply_oom_score_adj(*p.oom_score_adj));
   if (c.linux.personality) TRYV(procattr::apply_personality(*c.linux.personality));
   if (p.scheduler) TRYV(procattr::apply_scheduler(*p.scheduler));

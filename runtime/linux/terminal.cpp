@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,8 +14,45 @@
 #include <cstring>
 
 #include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/rootfs_impl.hpp"
 
 namespace sh::terminal {
+
+namespace {
+
+// Bind the pty peer onto /dev/console without following any path the image controls
+// (CVE-2025-52565): /dev is opened with no symlinks on the way, /dev/console is opened or
+// created O_NOFOLLOW (an image's symlink there is replaced, never followed), it must be a
+// regular file or a device node on /dev's own file system, and the mount goes from the
+// peer's fd to the target's fd (open_tree + move_mount): no name is looked up twice.
+Result<void> bind_console(int peer) {
+  Fd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return sys_error("open /");
+  Fd dev = TRY(rootfs::open_in_root(root.get(), "/dev", O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS));
+  struct stat dst, st;
+  if (::fstat(dev.get(), &dst) < 0) return sys_error("stat /dev");
+  Fd target(::openat(dev.get(), "console", O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!target && errno != ENOENT) return sys_error("open /dev/console");
+  if (target) {
+    if (::fstat(target.get(), &st) < 0) return sys_error("stat /dev/console");
+    if (S_ISLNK(st.st_mode)) {
+      if (::unlinkat(dev.get(), "console", 0) < 0) return sys_error("remove the image's /dev/console symlink");
+      target.reset();
+    }
+  }
+  if (!target) {
+    target = Fd(::openat(dev.get(), "console", O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!target) return sys_error("create /dev/console");
+  }
+  if (::fstat(target.get(), &st) < 0) return sys_error("stat /dev/console");
+  if (!(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) || st.st_dev != dst.st_dev)
+    return fail("/dev/console: not a file or device node on /dev's file system");
+  Fd tree = TRY(rootfs::detail::clone_tree(peer, "", false));
+  TRYVC("bind the pty onto /dev/console", rootfs::detail::attach(tree.get(), target.get()));
+  return {};
+}
+
+}  // namespace
 
 Result<Fd> connect_console_socket(const std::string& path) {
   Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -28,7 +66,7 @@ Result<Fd> connect_console_socket(const std::string& path) {
   return s;
 }
 
-Result<void> setup_console(int console_sock, const std::optional<oci::ConsoleSize>& size) {
+Result<void> setup_console(int console_sock, const std::optional<oci::ConsoleSize>& size, bool bind_dev_console) {
   Fd master(::open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW));
   if (!master) return sys_error("open /dev/pts/ptmx");
   // The ptmx must be the one of a real devpts (inode 2), not something the image planted.
@@ -51,6 +89,7 @@ Result<void> setup_console(int console_sock, const std::optional<oci::ConsoleSiz
   (void)!::ptsname_r(master.get(), name, sizeof name);
   TRYVC("send console to socket", sync::send_fd(console_sock, master.get(), name));
   master.reset();
+  if (bind_dev_console) TRYV(bind_console(peer.get()));
   if (::setsid() < 0) return sys_error("setsid");
   if (::ioctl(peer.get(), TIOCSCTTY, 0) < 0) return sys_error("set controlling terminal");
   for (int fd = 0; fd < 3; ++fd)
