@@ -90,17 +90,31 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
   Layout l;
   std::map<std::string, bool> v1_root;  // controller -> mount is the hierarchy root
   bool unified_root = false, real_v1 = false;
-  for (auto line : split(mountinfo, '\n')) {
-    auto m = parse_line(line);
-    if (!m) continue;
-    if (m->fstype == "cgroup2") {
-      remember(l.unified_mount, unified_root, *m);
-    } else if (m->fstype == "cgroup") {
-      for (auto opt : m->super_opts) {
+  std::vector<MountLine> mounts;
+  for (auto line : split(mountinfo, '\n'))
+    if (auto m = parse_line(line)) mounts.push_back(std::move(*m));
+  // A later mount on the same place or on a parent of it (a tmpfs over /sys/fs/cgroup/unified,
+  // say) hides an earlier one: that hierarchy is not reachable here. "/" is left out, as a
+  // pivoted namespace may list its root mount after the others.
+  auto covered = [&](size_t i) {
+    const std::string& p = mounts[i].mount_point;
+    for (size_t j = i + 1; j < mounts.size(); ++j) {
+      const std::string& q = mounts[j].mount_point;
+      if (q != "/" && (p == q || (p.starts_with(q) && p[q.size()] == '/'))) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const MountLine& m = mounts[i];
+    if ((m.fstype == "cgroup2" || m.fstype == "cgroup") && covered(i)) continue;
+    if (m.fstype == "cgroup2") {
+      remember(l.unified_mount, unified_root, m);
+    } else if (m.fstype == "cgroup") {
+      for (auto opt : m.super_opts) {
         if (!is_v1_controller(opt) && !opt.starts_with("name=")) continue;
         real_v1 |= is_v1_controller(opt);
         std::string key(opt);
-        remember(l.v1_mounts[key], v1_root[key], *m);
+        remember(l.v1_mounts[key], v1_root[key], m);
       }
     }
   }

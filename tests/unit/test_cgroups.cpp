@@ -171,6 +171,25 @@ BOOST_AUTO_TEST_CASE(layout_hybrid) {
   BOOST_TEST(*c.open_v2_dir() == -1);
 }
 
+// A tmpfs mounted over the unified hierarchy (as the bench and conformance/lib.sh do for
+// crun) hides it: the host is then pure v1 for us too. A mount elsewhere hides nothing.
+BOOST_AUTO_TEST_CASE(layout_covered_mount_is_ignored) {
+  std::string covered = std::string(kHybrid) +
+                        "99 30 0:90 / /sys/fs/cgroup/unified rw,relatime - tmpfs tmpfs rw\n";
+  auto l = cg::parse_layout(covered);
+  BOOST_TEST_REQUIRE(l.has_value());
+  BOOST_TEST(cg::mode_name(l->mode) == "v1");
+  BOOST_TEST(l->unified_mount.empty());
+  BOOST_TEST(l->v1_mounts.size() == 9u);
+  std::string parent = std::string(kHybrid) + "99 1 0:90 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n";
+  auto none = cg::parse_layout(parent);
+  BOOST_TEST(!none.has_value());  // everything under the new tmpfs is hidden
+  std::string beside = std::string(kHybrid) + "99 30 0:90 / /sys/fs/cgroup/unifiedx rw - tmpfs tmpfs rw\n";
+  auto still = cg::parse_layout(beside);
+  BOOST_TEST_REQUIRE(still.has_value());
+  BOOST_TEST(cg::mode_name(still->mode) == "hybrid");
+}
+
 BOOST_AUTO_TEST_CASE(layout_pure_v2) {
   const char* mi =
       "30 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 "
