@@ -168,6 +168,29 @@ case_cgroup_on_host_and_removed() {
   assert_eq "" "$(cgroup_dirs "$id")" "cgroup dirs after delete"
 }
 
+case_client_parent_survives() {
+  # A client's parent cgroup (a Kubernetes pod's, with the pod's memory limit) outlives the
+  # delete of its last container, as with runc and crun: a container created later under a
+  # re-made parent would escape the pod's limit.
+  local b id pod=pod-$CASENUM d lim
+  if [ -d "$CGROOT/memory" ]; then
+    d=$CGROOT/memory/$CGPARENT/$pod lim=memory.limit_in_bytes
+  else
+    d=$CGROOT/$CGPARENT/$pod lim=memory.max
+    [ -f "$CGROOT/cgroup.controllers" ] || d=$CGROOT/unified/$CGPARENT/$pod
+    echo +memory >"$(dirname "$d")/cgroup.subtree_control" 2>/dev/null || true
+  fi
+  mkdir -p "$d" && echo $((256 * MiB)) >"$d/$lim" || fail "cannot make the pod cgroup $d"
+  b=$(new_bundle b true)
+  id=$(newid pod)
+  cfg "$b" ".linux.cgroupsPath = \"/$CGPARENT/$pod/$id\""
+  assert_ok rt run --bundle "$b" "$id"
+  assert_ok rt delete --force "$id"
+  [ ! -d "$d/$id" ] || fail "the container's own cgroup is left: $d/$id"
+  [ -d "$d" ] || fail "the pod's cgroup $d was removed with its last container"
+  assert_eq $((256 * MiB)) "$(cat "$d/$lim" 2>/dev/null)" "the pod's memory limit"
+}
+
 case_update_resources() {
   local b id f
   b=$(new_bundle b sleep 1000)
@@ -219,6 +242,7 @@ tcase "cpu shares visible" case_cpu_shares
 tcase "/proc/self/cgroup shows the configured path" case_proc_self_cgroup
 tcase "cgroup namespace: /proc/self/cgroup shows /" case_cgroup_namespace
 tcase "cgroup dirs exist while running, gone after delete" case_cgroup_on_host_and_removed
+tcase "a client's parent cgroup and its limit survive its last container" case_client_parent_survives
 tcase "update --resources - changes limits" case_update_resources
 tcase "ps --format json lists the container's pids" case_ps_lists_pids
 tcase "pause freezes, resume thaws" case_pause_resume

@@ -441,25 +441,17 @@ Result<void> kill_all(const std::vector<Dir>& dirs, const std::string& path) {
 }
 
 // rmdir the container's directory in one hierarchy (EBUSY for a moment after the last task
-// exits is normal), then every empty parent below the hierarchy root.
-Result<void> remove_levels(const Hierarchy& h, const std::string& path) {
-  auto comps = TRY(components(path));
+// exits is normal). Its parents stay, empty or not, as with runc and crun: they may be a
+// client's (a Kubernetes pod's cgroup carries the pod's limits, and a container created
+// later under a re-made parent would escape them).
+Result<void> remove_leaf(const Hierarchy& h, const std::string& path) {
   Result<void> leaf;
   auto gone = [&]() -> Result<bool> {
     leaf = remove_dir(h.mount, path, h.v2);
     return leaf || leaf.error().err != EBUSY;
   };
   TRYV(wait_until(gone, 2000));
-  TRYV(leaf);
-  for (size_t n = comps.size() - 1; n >= 1; --n) {
-    auto r = remove_dir(h.mount, join(comps, n), h.v2);
-    if (!r) {
-      if (r.error().err != ENOTEMPTY && r.error().err != EBUSY && r.error().err != EEXIST)
-        log::debug("cgroup: keeping parent: " + r.error().what());
-      break;
-    }
-  }
-  return {};
+  return leaf;
 }
 
 }  // namespace
@@ -562,7 +554,7 @@ Result<void> Cgroup::destroy() const {
   dirs.clear();
   std::optional<Error> first;
   for (const auto& h : hs)
-    if (auto r = remove_levels(h, path_); !r && !first) first = std::move(r.error());
+    if (auto r = remove_leaf(h, path_); !r && !first) first = std::move(r.error());
   if (first) return fail(std::move(*first).context("destroy cgroup"));
   return {};
 }
