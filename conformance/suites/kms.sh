@@ -622,6 +622,29 @@ case_policy_apply_then_run() {
   assert_contains "$ERR" "applied by \`policy apply\`"
 }
 
+# `hello` under harsh plus a role and secrets: the KMS lines (what may be asked for, the master
+# keys elsewhere, this host's secret-page mode) before the table, every attempt held with a real
+# KMS per container (a throwaway vault hello sealed), and no KMS cgroup parent left.
+case_hello_shows_the_kms() {
+  known_fail runc crun
+  local pol
+  pol=$CASEDIR/harsh-kms.json
+  jq '.id = "harsh-kms" | .role = "app" | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
+    "$SHARNESS_SOURCE_DIR/policies/harsh.json" >"$pol"
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$pol"
+  assert_eq 0 "$CMD_RC" "hello under harsh-kms: $CMD_OUT"
+  assert_contains "$CMD_OUT" "KMS: a sharness-kms sidecar per container (policy harsh-kms"
+  assert_contains "$CMD_OUT" "may ask for: keys derived (HKDF-SHA256) for vaults [db], hosts [db.internal], operations [read], each for at most 600 s"
+  assert_contains "$CMD_OUT" "the master keys are elsewhere: never in the container"
+  assert_contains "$CMD_OUT" "frozen between calls"
+  assert_contains "$CMD_OUT" "secret pages: memfd_secret"
+  assert_match "$CMD_OUT" "[0-9]+ of [0-9]+ attempts held[;.]" "hello's summary"
+  assert_not_contains "$CMD_OUT" "NOT held"
+  [ -z "$(ls -d "$CGROOT"/*/sharness-hello-*-kms 2>/dev/null)" ] || fail "hello's KMS cgroup parent left"
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello
+  assert_contains "$CMD_OUT" "KMS: none (policy harsh has no \"secrets\" section" "control: harsh has no KMS"
+}
+
 tcase "the client in the container gets HKDF keys: same request same key, other host other key" case_derived_key
 tcase "a vault, host, operation or ttl outside the policy is refused" case_refusals
 tcase "another container's, a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
@@ -634,6 +657,7 @@ tcase "a policy's secrets section places the KMS: derived key inside, other host
 tcase "a create that fails after the KMS started stops it (poststop), nothing left" case_failed_create_stops_the_kms
 tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
 tcase "policy map shows the KMS hooks; policy apply then run (no --policy) places the KMS" case_policy_apply_then_run
+tcase "hello shows the KMS (what may be asked, keys elsewhere) and runs its containers with one" case_hello_shows_the_kms
 tcase "without memfd_secret the KMS refuses unless allowWeakerMemory; with it: mlocked, dontdump, wipeonfork" case_weaker_memory_by_hand
 tcase "a policy's secrets.allowWeakerMemory: refused without it, weaker mode (explained, logged) with it" case_policy_weaker_memory
 finish
