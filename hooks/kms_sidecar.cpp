@@ -44,37 +44,51 @@ std::string joined(const std::vector<std::string>& v) {
 
 Result<SecretsPolicy> parse_secrets(const json::Value& v) {
   TRYV(v.expect_object());
-  TRYV(v.only_keys({"vaults", "hosts", "operations", "ttl"}));
+  TRYV(v.only_keys({"vaults", "hosts", "operations", "ttl", "allowWeakerMemory"}));
   SecretsPolicy s;
   s.vaults = TRY(name_list(v, "vaults"));
   s.hosts = TRY(name_list(v, "hosts"));
   s.operations = TRY(name_list(v, "operations"));
   s.ttl = static_cast<uint64_t>(TRY(TRY(v.need("ttl")).as_int_in(1, 30 * 24 * 3600)));
+  TRYV(v.opt("allowWeakerMemory", s.allow_weaker_memory));
   return s;
 }
 
 SecretsPolicy intersect_secrets(const SecretsPolicy& a, const SecretsPolicy& b) {
   return {common(a.vaults, b.vaults), common(a.hosts, b.hosts), common(a.operations, b.operations),
-          std::min(a.ttl, b.ttl)};
+          std::min(a.ttl, b.ttl), a.allow_weaker_memory && b.allow_weaker_memory};
+}
+
+void write_secrets(json::Writer& w, const SecretsPolicy& s) {
+  w.begin_object().kv("vaults", s.vaults).kv("hosts", s.hosts).kv("operations", s.operations);
+  w.key("ttl").uinteger(s.ttl);
+  if (s.allow_weaker_memory) w.kv("allowWeakerMemory", true);  // absent: false (and the policy hash unchanged)
+  w.end_object();
 }
 
 std::string describe_secrets(const SecretsPolicy& s) {
-  return "secrets: KMS sidecar (other uid, empty namespaces, frozen between calls, keys in memfd_secret): vaults " +
-         joined(s.vaults) + ", hosts " + joined(s.hosts) + ", operations " + joined(s.operations) + ", ttl <= " +
-         std::to_string(s.ttl) + " s; the master keys never enter the container";
+  return "secrets: KMS sidecar (other uid, empty namespaces, frozen between calls, keys in memfd_secret" +
+         std::string(s.allow_weaker_memory ? ", or where the kernel lacks it the WEAKER mode the policy allows: "
+                                             "mlocked anonymous memory root can read"
+                                           : "; refuses to start where the kernel lacks it") +
+         "): vaults " + joined(s.vaults) + ", hosts " + joined(s.hosts) + ", operations " + joined(s.operations) +
+         ", ttl <= " + std::to_string(s.ttl) + " s; the master keys never enter the container";
 }
 
-Result<KmsPlan> plan_kms(const SecretsPolicy& s, const KmsSite& site, const std::string& id, oci::Config& c) {
+Result<KmsPlan> plan_kms(const SecretsPolicy& s, const KmsSite& site, const std::string& id, oci::Config& c,
+                         bool symbolic) {
   if (s.vaults.empty() || s.hosts.empty() || s.operations.empty())
     return fail("secrets: nothing left to allow after composition (an empty vault, host or operation list)");
-  if (!good_name(id)) return fail("secrets: container id \"" + id + "\" cannot name a KMS");
   if (site.caller_role.empty()) return fail("secrets: the container has no role (a KMS answers one role)");
-  for (const auto* p : {&site.kms_binary, &site.client_binary, &site.vault, &site.kek, &site.ca, &site.cert,
-                        &site.key, &site.state_root, &site.client_cert_dir})
-    if (p->empty() || (*p)[0] != '/') return fail("secrets: KMS site paths must be absolute (got \"" + *p + "\")");
+  if (!symbolic) {
+    if (!good_name(id)) return fail("secrets: container id \"" + id + "\" cannot name a KMS");
+    for (const auto* p : {&site.kms_binary, &site.client_binary, &site.vault, &site.kek, &site.ca, &site.cert,
+                          &site.key, &site.state_root, &site.client_cert_dir})
+      if (p->empty() || (*p)[0] != '/') return fail("secrets: KMS site paths must be absolute (got \"" + *p + "\")");
+    if (!site.instance_dir.empty() && site.instance_dir[0] != '/')
+      return fail("secrets: KMS site paths must be absolute (got \"" + site.instance_dir + "\")");
+  }
   KmsPlan plan;
-  if (!site.instance_dir.empty() && site.instance_dir[0] != '/')
-    return fail("secrets: KMS site paths must be absolute (got \"" + site.instance_dir + "\")");
   // <instance_dir>/kms.{json,sock,log}, or <state_root>/<id>.{json,sock,log}
   const std::string dir = site.instance_dir.empty() ? site.state_root + "/" + id : site.instance_dir + "/kms";
   plan.config_path = dir + ".json";
@@ -85,7 +99,8 @@ Result<KmsPlan> plan_kms(const SecretsPolicy& s, const KmsSite& site, const std:
   w.kv("callerRole", site.caller_role).kv("callerId", id).kv("stateRoot", site.state_root);
   w.kv("cgroupParent", site.cgroup_parent).kv("log", dir + ".log");
   w.key("allow").begin_object().kv("vaults", s.vaults).kv("hosts", s.hosts).kv("operations", s.operations);
-  w.key("maxTtl").uinteger(s.ttl).end_object().end_object();
+  w.key("maxTtl").uinteger(s.ttl).end_object();
+  w.kv("allowWeakerMemory", s.allow_weaker_memory).end_object();
   plan.config_json = w.str();
 
   c.hooks.create_runtime.push_back({site.kms_binary, {"sharness-kms", "start", "--config", plan.config_path}, {}, {}});
@@ -93,7 +108,10 @@ Result<KmsPlan> plan_kms(const SecretsPolicy& s, const KmsSite& site, const std:
   c.mounts.push_back({kKmsSocketDirInContainer, "bind", plan.socket_dir, {"rbind", "ro", "nosuid", "nodev", "noexec"}, {}, {}});
   c.mounts.push_back({kKmsCertDirInContainer, "bind", site.client_cert_dir, {"rbind", "ro", "nosuid", "nodev", "noexec"}, {}, {}});
   c.mounts.push_back({kKmsClientInContainer, "bind", site.client_binary, {"bind", "ro", "nosuid", "nodev"}, {}, {}});
-  if (c.process) c.process->env.push_back(std::string("SHARNESS_KMS_SOCKET=") + kKmsSocketDirInContainer + "/kms.sock");
+  if (c.process) {  // replacing any the config had (`policy apply` writes it too)
+    std::erase_if(c.process->env, [](const std::string& e) { return e.starts_with("SHARNESS_KMS_SOCKET="); });
+    c.process->env.push_back(kms_socket_env());
+  }
   return plan;
 }
 

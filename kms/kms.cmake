@@ -25,16 +25,22 @@ target_include_directories(sharness-kms-client PRIVATE ${CMAKE_SOURCE_DIR} ${OPE
 target_link_libraries(sharness-kms-client PRIVATE ${SSL_STATIC} ${CRYPTO_STATIC} -static-pie -pthread)
 install(TARGETS sharness-kms-client RUNTIME DESTINATION bin)
 
-# Unit tests named test_kms_* need the KMS library too.
+# Unit tests named test_kms_* need the KMS library too, and so does hello's (hello seals a
+# throwaway vault for a policy with secrets).
 foreach(src ${UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
-  if(name MATCHES "^test_kms")
+  if(name MATCHES "^test_kms" OR name STREQUAL "test_hello")
     target_link_libraries(${name} PRIVATE sharness_kms)
   endif()
 endforeach()
 
+# The weaker-memory cases run the runtime (and so its hooks and the KMS) under a seccomp
+# filter that answers ENOSYS to memfd_secret: a kernel without it, for those processes only.
+add_executable(without-memfd-secret tests/tools/without_memfd_secret.cpp)
+target_link_libraries(without-memfd-secret PRIVATE PkgConfig::SECCOMP)
+
 # The KMS suite needs the two KMS binaries.
 if(TEST conformance.kms)
   set_property(TEST conformance.kms APPEND PROPERTY ENVIRONMENT
-    "SHARNESS_KMS=$<TARGET_FILE:sharness-kms>;SHARNESS_KMS_CLIENT=$<TARGET_FILE:sharness-kms-client>;SHARNESS_KMS_SEAL=$<TARGET_FILE:sharness-runtime>")
+    "SHARNESS_KMS=$<TARGET_FILE:sharness-kms>;SHARNESS_KMS_CLIENT=$<TARGET_FILE:sharness-kms-client>;SHARNESS_KMS_SEAL=$<TARGET_FILE:sharness-runtime>;SHARNESS_WITHOUT_MEMFD_SECRET=$<TARGET_FILE:without-memfd-secret>")
 endif()

@@ -79,9 +79,10 @@ SecretMem::~SecretMem() {
 }
 
 std::string SecretMem::describe() const {
-  char buf[160];
+  char buf[224];
   std::snprintf(buf, sizeof buf, "%s (%zu bytes at %p)",
-                weak_ ? "WEAKER MODE: mlocked anonymous memory, readable by root via /proc/<pid>/mem"
+                weak_ ? "WEAKER MODE (no memfd_secret, allowed by allowWeakerMemory): ordinary anonymous memory, "
+                        "mlocked, MADV_DONTDUMP, MADV_WIPEONFORK, readable by root via /proc/<pid>/mem"
                       : "memfd_secret",
                 size_, static_cast<void*>(base_));
   return buf;

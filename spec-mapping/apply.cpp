@@ -277,6 +277,10 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
     // The KMS answers only this container's certificate, which needs a role.
     if (!p.mesh.active()) return fail("policy " + p.id + ": secrets needs a \"role\" (the KMS answers only the container's certificate)");
     ext.secrets = p.secrets;
+    // Where the workload finds its KMS: the same path in every container. The hooks and mounts
+    // name per-container host paths, added once the id is known (kms_map: create, `policy map`).
+    std::erase_if(c.process->env, [](const std::string& e) { return e.starts_with("SHARNESS_KMS_SOCKET="); });
+    c.process->env.push_back(hooks::kms_socket_env());
   }
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;

@@ -266,11 +266,16 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   for (auto& [mech, note] : mesh_checks(p.mesh))
     b.add(mech, true, "", "Boundary (checked by the edge proxies, outside the workload's uid)", note);
   landlock(b, p);
-  if (p.secrets)  // what the workload can ask for; the master keys stay with the KMS
-    b.add(hooks::describe_secrets(*p.secrets), b.host.memfd_secret,
+  if (p.secrets) {  // what the workload can ask for; the master keys stay with the KMS
+    const bool weak = !b.host.memfd_secret && p.secrets->allow_weaker_memory;
+    b.add(hooks::describe_secrets(*p.secrets), b.host.memfd_secret || weak,
           "this kernel has no memfd_secret(2) (Linux 5.14+, secretmem.enable): the KMS refuses to start "
-          "unless its config allows the weaker mode",
-          kKmsSidecar);
+          "unless the policy's secrets.allowWeakerMemory is true",
+          kKmsSidecar,
+          weak ? "WEAKER MODE on this kernel (no memfd_secret): the master keys sit in mlocked, MADV_DONTDUMP, "
+                 "MADV_WIPEONFORK anonymous memory that root on the host can read via /proc/<pid>/mem"
+               : "");
+  }
   return std::move(b.out);
 }
 

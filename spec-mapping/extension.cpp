@@ -24,6 +24,10 @@ void write_extension(json::Writer& w, const Extension& e) {
     write_mesh_members(w, *e.mesh);
     w.end_object();
   }
+  if (e.secrets) {
+    w.key("secrets");
+    hooks::write_secrets(w, *e.secrets);
+  }
   if (e.landlock) {
     w.key("landlock");
     oci::write_landlock(w, *e.landlock);
@@ -90,7 +94,7 @@ Error tidy(Error e) {
 Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
   TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
-                  "edges", "landlock", "exec", "bounds"}));
+                  "edges", "secrets", "landlock", "exec", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
   TRYV(strict(pol, {"id", "hash"}));
@@ -113,6 +117,10 @@ Result<Extension> parse_impl(const json::Value& v) {
     TRYV(strict(*m, {"role", "edges", "accepts"}));
     e.mesh = TRY(parse_mesh(*m));
     if (!e.mesh->role) return fail(m->child_path("role") + ": required");
+  }
+  if (auto s = v.get("secrets")) {
+    e.secrets = TRY(hooks::parse_secrets(*s));
+    if (!e.mesh) return fail(s->path() + ": needs \"edges\" with a role (the KMS answers only the container's certificate)");
   }
   if (auto l = v.get("landlock")) {
     e.landlock = TRY(oci::parse_landlock(*l));

@@ -15,6 +15,7 @@
 //     "landlock": { ...a process.landlock block: the policy's files, ports, scope and exec,
 //                   enforced as a Landlock layer of its own, on top of the config's... },
 //     "exec": [{"path": "/bin/busybox", "sha256": "<sha256>"}],
+//     "secrets": {"vaults": [...], "hosts": [...], "operations": [...], "ttl": 600},
 //     "bounds": [{"mechanism": "...", "available": true, "appliedBy": "...", "note": "..."}]
 //   }
 #pragma once
@@ -57,8 +58,9 @@ struct Extension {
   std::optional<oci::LandlockConfig> landlock;
   // The exec allowlist: hashed at create inside the container, then bound read-only.
   std::optional<std::vector<Pin>> exec;
-  // A KMS sidecar: create turns it into hooks, mounts and a KMS config in config.json, so it
-  // is not part of the "sharness" block.
+  // A KMS sidecar ("secrets": the allowlists, nothing secret): create turns it into the
+  // per-container hooks, mounts and KMS config (spec-mapping/kms_map), also for a config that
+  // `policy apply` wrote.
   std::optional<hooks::SecretsPolicy> secrets;
   std::vector<Bound> bounds;
 };

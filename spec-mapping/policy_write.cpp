@@ -97,8 +97,8 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     w.end_array();
   }
   if (p.secrets) {
-    w.key("secrets").begin_object().kv("vaults", p.secrets->vaults).kv("hosts", p.secrets->hosts);
-    w.kv("operations", p.secrets->operations).key("ttl").uinteger(p.secrets->ttl).end_object();
+    w.key("secrets");
+    hooks::write_secrets(w, *p.secrets);
   }
   w.end_object();
   return w.str();

@@ -386,14 +386,17 @@ case_bad_kek_refused() {
 # Only our runtime reads policies (runc/crun: no --policy).
 # under_secrets_policy: later rt calls of this case run with a policy whose secrets section
 # allows vault db, host db.internal, op read, and a runtime config naming the suite's vault.
+# An optional JQ_FILTER argument edits the policy (e.g. '.secrets.allowWeakerMemory = true').
 under_secrets_policy() {
   local pol rc
   pol=$CASEDIR/kms-app.json
   jq -n '{id: "kms-app", version: 1, role: "app",
-          secrets: {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}}' >"$pol"
+          secrets: {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}}' | jq "${1:-.}" >"$pol"
+  SECRETS_POLICY=$pol
   rc=$CASEDIR/runtime.json
   jq -n --arg ca "$CASEDIR/ca" --arg v "$K/vault" --arg k "$K/kek" --arg cg "/$KMS_CG" \
     '{caDir: $ca, kms: {vault: $v, kek: $k, cgroupParent: $cg}}' >"$rc"
+  SECRETS_RC=$rc
   RT_EXTRA=("${RT_EXTRA[@]}" --policy "$pol" --config "$rc")
 }
 
@@ -458,6 +461,190 @@ case_failed_create_stops_the_kms() {
   assert_eq "" "$(grep -l "^$id\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left"
 }
 
+# ---- the weaker memory mode: a kernel without memfd_secret, made real for the processes under
+# test by without-memfd-secret (a seccomp filter answering ENOSYS to memfd_secret, inherited by
+# everything they start). This machine has memfd_secret: the other cases are the control.
+
+# weak_mapping PID MASTER_HEX: the worker's mappings that are mlocked (lo), excluded from core
+# dumps (dd) and wiped on fork (wf), per /proc/PID/smaps, and whether root reads the master key
+# in them through /proc/PID/mem (the weakness the mode admits). Prints "mappings=N key=found|absent".
+weak_mapping() {
+  perl -e '
+    my ($pid, $hex) = @ARGV; my $raw = pack("H*", $hex); my ($n, $found, $range) = (0, 0);
+    open(my $sm, "<", "/proc/$pid/smaps") or die "smaps: $!";
+    open(my $mem, "<:raw", "/proc/$pid/mem") or die "mem: $!";
+    while (<$sm>) {
+      $range = [hex $1, hex $2] if /^([0-9a-f]+)-([0-9a-f]+) /;
+      next unless /^VmFlags:(.*)$/;
+      my %f = map { $_ => 1 } split " ", $1;
+      next unless $f{lo} && $f{dd} && $f{wf};
+      $n++; my $buf;
+      sysseek($mem, $range->[0], 0) or next;
+      $found = 1 if sysread($mem, $buf, $range->[1] - $range->[0]) && index($buf, $raw) >= 0;
+    }
+    print "mappings=$n key=", ($found ? "found" : "absent"), "\n";' "$1" "$2"
+}
+
+need_without_memfd_secret() {
+  [ -x "${SHARNESS_WITHOUT_MEMFD_SECRET:-}" ] || { skip "SHARNESS_WITHOUT_MEMFD_SECRET (the seccomp launcher) not set"; return 1; }
+}
+
+# Hand-written hooks, the KMS started through the launcher: without allowWeakerMemory it refuses
+# (naming memfd_secret and the key), and nothing is left; with it, it serves the same derived
+# key from mlocked, MADV_DONTDUMP, MADV_WIPEONFORK memory, and says so in its log.
+case_weaker_memory_by_hand() {
+  need_without_memfd_secret || return 0
+  local id w got
+  id=$(newid kw)
+  kms_bundle b "$id" -- sleep 60
+  cfg "$B" '.hooks.createRuntime[0] = {"path": $l, "args": ["without-memfd-secret", $kms, "start", "--config", $c]}' \
+    --arg l "$SHARNESS_WITHOUT_MEMFD_SECRET" --arg kms "$SHARNESS_KMS" --arg c "$KCFG"
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create whose KMS meets a kernel without memfd_secret, weaker mode not allowed"
+  assert_contains "$ERR" "memfd_secret" "the refusal names memfd_secret"
+  assert_contains "$ERR" "allowWeakerMemory" "the refusal says how to allow the weaker mode"
+  assert_nothing_left "$id"
+  [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left: $TMP/kms-state/$id"
+
+  id=$(newid kw)
+  kms_bundle b "$id" -- sleep 60
+  jq '.allowWeakerMemory = true' "$KCFG" >"$KCFG.new" && mv "$KCFG.new" "$KCFG"
+  cfg "$B" '.hooks.createRuntime[0] = {"path": $l, "args": ["without-memfd-secret", $kms, "start", "--config", $c]}' \
+    --arg l "$SHARNESS_WITHOUT_MEMFD_SECRET" --arg kms "$SHARNESS_KMS" --arg c "$KCFG"
+  must_create "$B" "$id"
+  assert_contains "$(<"$KLOG")" "WEAKER MODE" "the worker logs the weaker mode"
+  assert_contains "$(<"$KLOG")" "MADV_DONTDUMP, MADV_WIPEONFORK" "the log names what the weaker mode does"
+  assert_not_contains "$(<"$KLOG")" "in memfd_secret" "no memfd_secret claimed"
+  w=$(kms_worker_pid "$id")
+  [ -n "$w" ] || fail "no KMS worker"
+  assert_eq "mappings=1 key=found" "$(weak_mapping "$w" "$MASTER_DB")" \
+    "one mlocked+dontdump+wipeonfork mapping holds the master key, and root reads it (the admitted weakness)"
+  grep -q secretmem "/proc/$w/maps" && fail "a secretmem mapping in the weaker mode"
+  assert_eq 0 "$(stat -c %u "/proc/$w/mem")" "the worker is still not dumpable"
+  must_start "$id"
+  _run_cmd rt exec "$id" sharness-kms-client "${CLIENT_ARGS[@]}" --vault db --host db.internal --op read
+  assert_eq 0 "$CMD_RC" "request to the weaker-mode KMS: $CMD_OUT"
+  assert_eq "$(expected_key "$MASTER_DB" db db.internal read)" "$CMD_OUT" "the same derived key as with memfd_secret"
+}
+
+# The policy's secrets.allowWeakerMemory, with the whole runtime (its probe, its hooks, the KMS)
+# under the launcher: without the key create refuses, naming memfd_secret; `policy explain`
+# says MISSING and exits 1. With it explain says WEAKER MODE, kms.json carries the key, the KMS
+# logs the mode and the workload gets its derived key.
+case_policy_weaker_memory() {
+  known_fail runc crun
+  need_without_memfd_secret || return 0
+  local id orig=$RUNTIME base=("${RT_EXTRA[@]}")
+  RT_EXTRA=("$orig" "${base[@]}")
+  RUNTIME=$SHARNESS_WITHOUT_MEMFD_SECRET
+  under_secrets_policy
+  _run_cmd "$SHARNESS_WITHOUT_MEMFD_SECRET" "$orig" policy explain "$SECRETS_POLICY"
+  assert_eq 1 "$CMD_RC" "policy explain without memfd_secret, weaker mode not allowed: $CMD_OUT"
+  assert_contains "$CMD_OUT" "[MISSING] secrets: KMS sidecar"
+  assert_contains "$CMD_OUT" "secrets.allowWeakerMemory"
+  id=$(newid kwp)
+  new_bundle b sleep 60 >/dev/null
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create under the strict policy without memfd_secret"
+  assert_contains "$ERR" "memfd_secret" "the refusal names memfd_secret"
+  assert_eq "" "$(kms_running "$id")" "no KMS after the refusal"
+  [ ! -e "$STATE/$id" ] || fail "container state left: $STATE/$id"
+
+  RT_EXTRA=("$orig" "${base[@]}")
+  under_secrets_policy '.secrets.allowWeakerMemory = true'
+  _run_cmd "$SHARNESS_WITHOUT_MEMFD_SECRET" "$orig" policy explain "$SECRETS_POLICY"
+  assert_eq 0 "$CMD_RC" "policy explain, weaker mode allowed: $CMD_OUT"
+  assert_contains "$CMD_OUT" "WEAKER MODE on this kernel (no memfd_secret)"
+  id=$(newid kwp)
+  new_bundle b sh -c 'sharness-kms-client --socket "$SHARNESS_KMS_SOCKET" --ca /etc/kms/ca.pem \
+      --cert /etc/kms/cert.pem --key /etc/kms/key.pem --vault db --op read --host db.internal' >/dev/null
+  must_create "$B" "$id"
+  assert_eq true "$(jq .allowWeakerMemory "$STATE/$id/kms/kms.json")" "the policy's key in the KMS config"
+  assert_contains "$(<"$STATE/$id/kms/kms.log")" "WEAKER MODE" "the KMS logs the weaker mode"
+  must_start "$id"
+  wait_file "$CASEDIR/$id.out" 10
+  assert_eq "$(expected_key "$MASTER_DB" db db.internal read)" "$(<"$CASEDIR/$id.out")" "the workload's derived key"
+  wait_status "$id" stopped
+  _run_cmd rt delete "$id"
+  assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
+  assert_eq "" "$(kms_running "$id")" "KMS gone after delete"
+}
+
+# `policy map` shows the KMS's hooks, mounts and env (the path create takes, placeholders for the
+# state root and id); `policy apply` writes SHARNESS_KMS_SOCKET and the "sharness" block's
+# secrets, with no vault, KEK or key in config.json; `run` of that config with no --policy then
+# places the KMS from the block (create's path), the workload gets its key, delete leaves nothing.
+case_policy_apply_then_run() {
+  known_fail runc crun
+  local id base=("${RT_EXTRA[@]}") b2 out st
+  under_secrets_policy
+  _run_cmd "$RUNTIME" policy map "$SECRETS_POLICY"
+  assert_eq 0 "$CMD_RC" "policy map: $CMD_OUT"
+  assert_eq '["sharness-kms","start","--config","<state root>/<container id>/kms/kms.json"]' \
+    "$(jq -c '.hooks.createRuntime[] | select(.args[0] == "sharness-kms") | .args' <<<"$CMD_OUT")" "map: createRuntime hook"
+  assert_eq '["sharness-kms","stop","--config","<state root>/<container id>/kms/kms.json"]' \
+    "$(jq -c '.hooks.poststop[] | select(.args[0] == "sharness-kms") | .args' <<<"$CMD_OUT")" "map: poststop hook"
+  assert_eq "/etc/kms /run/kms /usr/bin/sharness-kms-client" \
+    "$(jq -r '[.mounts[].destination | select(test("kms"))] | sort | join(" ")' <<<"$CMD_OUT")" "map: the KMS mounts"
+  assert_contains "$(jq -r '.process.env[]' <<<"$CMD_OUT")" "SHARNESS_KMS_SOCKET=/run/kms/kms.sock" "map: env"
+
+  id=$(newid kap)
+  new_bundle b sh -c 'sharness-kms-client --socket "$SHARNESS_KMS_SOCKET" --ca /etc/kms/ca.pem \
+      --cert /etc/kms/cert.pem --key /etc/kms/key.pem --vault db --op read --host db.internal' >/dev/null
+  _run_cmd "$RUNTIME" policy apply --policy "$SECRETS_POLICY" --bundle "$B"
+  assert_eq 0 "$CMD_RC" "policy apply: $CMD_OUT"
+  assert_eq '{"vaults":["db"],"hosts":["db.internal"],"operations":["read"],"ttl":600}' \
+    "$(jq -c .sharness.secrets "$B/config.json")" "apply: the block's secrets"
+  assert_contains "$(jq -r '.process.env[]' "$B/config.json")" "SHARNESS_KMS_SOCKET=/run/kms/kms.sock" "apply: env"
+  assert_not_contains "$(<"$B/config.json")" "$K/vault" "apply: no vault path in config.json"
+  assert_eq "$(scan_tree "$B" "$MASTER_DB")" absent "apply: no master key in the bundle"
+
+  RT_EXTRA=("${base[@]}" --config "$SECRETS_RC")  # no --policy: the block is the policy
+  must_create "$B" "$id"
+  assert_eq true "$(jq '[.hooks.createRuntime[].args[0]] | index("sharness-kms") != null' "$STATE/$id/config.json")" \
+    "create added the KMS hook from the block"
+  must_start "$id"
+  wait_file "$CASEDIR/$id.out" 10
+  wait_status "$id" stopped
+  assert_eq "$(expected_key "$MASTER_DB" db db.internal read)" "$(<"$CASEDIR/$id.out")" \
+    "the workload's derived key, from a config written by policy apply: $(<"$CASEDIR/$id.err")"
+  _run_cmd rt delete "$id"
+  assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
+  assert_eq "" "$(kms_running "$id")" "KMS gone after delete"
+  [ ! -e "$STATE/$id" ] || fail "container state left: $STATE/$id"
+
+  # The block and --policy together: refused (apply every policy with policy apply).
+  b2=$B
+  id=$(newid kap)
+  RT_EXTRA=("${base[@]}" --policy "$SECRETS_POLICY" --config "$SECRETS_RC")
+  create_in "$b2" "$id"
+  assert_ne 0 "$RC" "create of an applied config with --policy"
+  assert_contains "$ERR" "applied by \`policy apply\`"
+}
+
+# `hello` under harsh plus a role and secrets: the KMS lines (what may be asked for, the master
+# keys elsewhere, this host's secret-page mode) before the table, every attempt held with a real
+# KMS per container (a throwaway vault hello sealed), and no KMS cgroup parent left.
+case_hello_shows_the_kms() {
+  known_fail runc crun
+  local pol
+  pol=$CASEDIR/harsh-kms.json
+  jq '.id = "harsh-kms" | .role = "app" | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
+    "$SHARNESS_SOURCE_DIR/policies/harsh.json" >"$pol"
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$pol"
+  assert_eq 0 "$CMD_RC" "hello under harsh-kms: $CMD_OUT"
+  assert_contains "$CMD_OUT" "KMS: a sharness-kms sidecar per container (policy harsh-kms"
+  assert_contains "$CMD_OUT" "may ask for: keys derived (HKDF-SHA256) for vaults [db], hosts [db.internal], operations [read], each for at most 600 s"
+  assert_contains "$CMD_OUT" "the master keys are elsewhere: never in the container"
+  assert_contains "$CMD_OUT" "frozen between calls"
+  assert_contains "$CMD_OUT" "secret pages: memfd_secret"
+  assert_match "$CMD_OUT" "[0-9]+ of [0-9]+ attempts held[;.]" "hello's summary"
+  assert_not_contains "$CMD_OUT" "NOT held"
+  [ -z "$(ls -d "$CGROOT"/*/sharness-hello-*-kms 2>/dev/null)" ] || fail "hello's KMS cgroup parent left"
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello
+  assert_contains "$CMD_OUT" "KMS: none (policy harsh has no \"secrets\" section" "control: harsh has no KMS"
+}
+
 tcase "the client in the container gets HKDF keys: same request same key, other host other key" case_derived_key
 tcase "a vault, host, operation or ttl outside the policy is refused" case_refusals
 tcase "another container's, a wrong-role, other-CA or expired certificate is refused before any byte reaches the worker" case_wrong_certificate
@@ -469,4 +656,8 @@ tcase "the KMS runs as other uids, no caps, only lo, own pid ns, and is gone aft
 tcase "a policy's secrets section places the KMS: derived key inside, other host refused, gone after delete" case_policy_secrets
 tcase "a create that fails after the KMS started stops it (poststop), nothing left" case_failed_create_stops_the_kms
 tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
+tcase "policy map shows the KMS hooks; policy apply then run (no --policy) places the KMS" case_policy_apply_then_run
+tcase "hello shows the KMS (what may be asked, keys elsewhere) and runs its containers with one" case_hello_shows_the_kms
+tcase "without memfd_secret the KMS refuses unless allowWeakerMemory; with it: mlocked, dontdump, wipeonfork" case_weaker_memory_by_hand
+tcase "a policy's secrets.allowWeakerMemory: refused without it, weaker mode (explained, logged) with it" case_policy_weaker_memory
 finish

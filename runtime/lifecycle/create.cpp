@@ -185,6 +185,18 @@ oci::State to_state(const Record& r, Status s) {
 // The policy, if any, tightens the config in memory; what OCI cannot express lands in `ext`.
 Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const RuntimeConfig& rc, oci::Config& c) {
   auto p = TRY(select_policy(rc, g.policy, c));
+  if (c.sharness_json) {
+    // `policy apply` tightened this config already: its block is what create enforces (the
+    // stacked filter, Landlock, pins, throwaway uid, watchdog, edges, KMS), as for --policy.
+    auto doc = TRY(json::Document::parse(*c.sharness_json, "config.json: sharness"));
+    policy::Extension ext = TRYC("config.json: sharness", policy::parse_extension(doc.root()));
+    if (p)
+      return fail("config.json carries a \"sharness\" block (policy " + ext.policy_id +
+                  " applied by `policy apply`) and create selected policy " + p->id +
+                  ": give every policy to `policy apply --policy`, applied to the original config");
+    TRYC("policy " + ext.policy_id, policy::require_available(ext.bounds, ext.best_effort));
+    return std::optional<policy::Extension>(std::move(ext));
+  }
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
   TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext));

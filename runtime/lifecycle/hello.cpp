@@ -23,6 +23,8 @@
 #include "oci/default_spec.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 #include "base/json.hpp"
+#include "kms/crypto.hpp"
+#include "kms/vault.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "spec-mapping/syscall_groups.hpp"
@@ -576,6 +578,32 @@ int exit_code(const std::vector<Row>& rows) {
   return 0;
 }
 
+std::string kms_section(const policy::Policy& p, const policy::HostProbe& host) {
+  if (!p.secrets)
+    return "KMS: none (policy " + p.id + " has no \"secrets\" section: the containers can ask no KMS for keys)\n";
+  const auto& s = *p.secrets;
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  std::string out = "KMS: a sharness-kms sidecar per container (policy " + p.id + " \"secrets\")\n";
+  out += "  the workload may ask for: keys derived (HKDF-SHA256) for vaults [" + list(s.vaults) + "], hosts [" +
+         list(s.hosts) + "], operations [" + list(s.operations) + "], each for at most " + std::to_string(s.ttl) +
+         " s, sealed to its one-time X25519 key, over mTLS as role " + p.mesh.role.value_or("(none)") + "\n";
+  out += "  the master keys are elsewhere: never in the container; in the KMS worker, which runs under its own "
+         "throwaway uid (2000065536+), in empty network, pid, mount and ipc namespaces, no capabilities, "
+         "not dumpable, its cgroup frozen between calls\n";
+  for (const auto& b : policy::explain(p, host))
+    if (b.mechanism.starts_with("secrets:")) {
+      out += std::string("  secret pages: ") + (b.available ? "" : "MISSING: ") +
+             (host.memfd_secret ? "memfd_secret (out of the kernel's direct map: root cannot read them via /proc/<pid>/mem)"
+                                : b.note) +
+             "\n";
+    }
+  return out;
+}
+
 std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path) {
   std::vector<std::string> out;
   for (auto& d : policy_dirs) out.push_back((fs::path(d) / "harsh.json").lexically_normal().string());
@@ -780,8 +808,9 @@ struct Scratch {
       if (pid) wait_exit(*pid);
     }
     std::error_code ec;
-    for (auto& e : fs::directory_iterator("/sys/fs/cgroup", ec)) ::rmdir((e.path() / cgparent).c_str());
-    ::rmdir(("/sys/fs/cgroup/" + cgparent).c_str());
+    for (auto& e : fs::directory_iterator("/sys/fs/cgroup", ec))
+      for (const auto& cg : {cgparent, cgparent + "-kms"}) ::rmdir((e.path() / cg).c_str());
+    for (const auto& cg : {cgparent, cgparent + "-kms"}) ::rmdir(("/sys/fs/cgroup/" + cg).c_str());
     if (keep) {
       std::fprintf(stderr, "hello: kept %s\n", dir.c_str());
       return;
@@ -851,6 +880,19 @@ std::string signal_attempt(const std::vector<std::string>& base, const std::stri
   return "@@signal-domain|" + std::to_string(rc) + "|" + err + "\n";
 }
 
+Result<void> seal_throwaway_vault(const hooks::SecretsPolicy& sp, const std::string& kek_path, const std::string& vault) {
+  TRYVC("hello: KEK", kms::create_kek(kek_path));
+  kms::ScrubbedKey kek;
+  TRYVC("hello: KEK", kms::read_kek(kek_path, kek));
+  std::vector<kms::VaultEntry> entries;
+  for (const auto& id : sp.vaults) {
+    kms::ScrubbedKey master;
+    TRYVC("hello: master key", kms::random_bytes(master.k));
+    entries.push_back(TRYC("hello: vault \"" + id + "\"", kms::seal_entry(kek.k, id, master.k)));
+  }
+  return write_file_atomic(vault, kms::format_vault(TRY(kms::kek_id(kek.k)), entries), 0600);
+}
+
 }  // namespace
 
 Result<int> run(const Globals& g, const Options& o) {
@@ -889,7 +931,16 @@ Result<int> run(const Globals& g, const Options& o) {
   std::string rconf = s.dir + "/runtime.json";
   {
     json::Writer w;
-    w.begin_object().kv("policyDirs", std::vector<std::string>{pdir}).end_object();
+    w.begin_object().kv("policyDirs", std::vector<std::string>{pdir});
+    if (pol.secrets) {
+      // Each container runs a real KMS: a throwaway KEK, and a vault with fresh random master
+      // keys (nobody sees them) for the policy's vaults, and a CA of this run's own.
+      TRYV(seal_throwaway_vault(*pol.secrets, s.dir + "/kek", s.dir + "/vault"));
+      w.kv("caDir", s.dir + "/ca");
+      w.key("kms").begin_object().kv("vault", s.dir + "/vault").kv("kek", s.dir + "/kek");
+      w.kv("cgroupParent", "/" + s.cgparent + "-kms").end_object();
+    }
+    w.end_object();
     TRYV(write_file(rconf, w.str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   }
 
@@ -928,6 +979,8 @@ Result<int> run(const Globals& g, const Options& o) {
   if (!probe_floor.empty())
     std::printf("the memfd attempt runs /bin/probe (landlock-probe) under %s plus that one pin (%s)\n", facts.policy_id.c_str(),
                 probe_floor.c_str());
+  std::string kms = kms_section(pol, policy::probe_host());
+  std::fwrite(kms.data(), 1, kms.size(), stdout);
   std::printf("\n");
   std::fflush(stdout);
 

@@ -23,6 +23,7 @@
 
 #include "base/error.hpp"
 #include "runtime/lifecycle/container.hpp"
+#include "spec-mapping/explain.hpp"
 #include "spec-mapping/policy.hpp"
 
 namespace sh::lifecycle::hello {
@@ -108,6 +109,12 @@ int exit_code(const std::vector<Row>& rows);
 // policy dirs, <dir of the binary>/../share/sharness/policies, then the source tree's
 // policies/ relative to the binary (a build dir inside or next to the tree).
 std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path);
+
+// What hello says about the policy's KMS sidecar, before the table (from `policy explain`'s
+// line for `secrets`, on `host`): what the workload may ask for, and where the master keys
+// are instead (the KMS's own uid, memfd_secret or the weaker mode, frozen between calls).
+// A policy without `secrets` gets one line saying the containers have no KMS.
+std::string kms_section(const policy::Policy& p, const policy::HostProbe& host);
 
 struct Options {
   std::string policy;           // NAME or PATH; empty: the global --policy, else harsh

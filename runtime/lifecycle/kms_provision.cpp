@@ -11,7 +11,7 @@
 #include "edges/identity.hpp"
 #include "edges/provision.hpp"
 #include "runtime/linux/sealed_exe.hpp"
-#include "spec-mapping/mesh.hpp"
+#include "spec-mapping/kms_map.hpp"
 
 namespace sh::lifecycle {
 namespace {
@@ -23,37 +23,26 @@ Result<void> make_dir(const std::string& path, mode_t mode) {
 }
 
 // sharness-kms and sharness-kms-client are installed next to the runtime, as sharness-edge is.
-Result<std::string> beside_self(const char* name) {
+Result<std::string> bin_dir() {
   std::string self = TRY(sealed_exe::binary_path());
-  std::string path = self.substr(0, self.rfind('/') + 1) + name;
-  if (::access(path.c_str(), X_OK) < 0) return sys_error(std::string(name) + " " + path + " (installed next to " + self + ")");
-  return path;
+  std::string dir = self.substr(0, self.rfind('/'));
+  for (const char* name : {"sharness-kms", "sharness-kms-client"})
+    if (std::string path = dir + "/" + name; ::access(path.c_str(), X_OK) < 0)
+      return sys_error(std::string(name) + " " + path + " (installed next to " + self + ")");
+  return dir;
 }
 
 }  // namespace
 
 std::string kms_instance_dir(const std::string& state_root, const std::string& id) {
-  return state_root + "/" + id + "/kms";
+  return policy::kms_instance_dir(state_root, id);
 }
 
 Result<void> provision_kms(const hooks::SecretsPolicy& s, const RuntimeConfig& rc, const KmsHost& h, oci::Config& c) {
-  hooks::KmsSite site;
-  site.kms_binary = TRY(beside_self("sharness-kms"));
-  site.client_binary = TRY(beside_self("sharness-kms-client"));
-  site.vault = rc.kms_vault;
-  site.kek = rc.kms_kek;
-  site.state_root = h.state_root + "/.kms";  // a dot: never a container id
-  site.cgroup_parent = rc.kms_cgroup_parent;
-  site.caller_role = h.role;
-  site.client_cert_dir = policy::host_identity_dir(policy::MeshHost{h.state_root, h.id, "", ""});
-  site.instance_dir = kms_instance_dir(h.state_root, h.id);
-  const std::string tls = site.instance_dir + "/tls";
-  site.ca = tls + "/" + identity::kCaFile;
-  site.cert = tls + "/" + identity::kCertFile;
-  site.key = tls + "/" + identity::kKeyFile;
-  auto plan = TRY(hooks::plan_kms(s, site, h.id, c));  // checks before anything is made
-
-  TRYV(make_dir(site.instance_dir, 0700));
+  policy::KmsMapHost mh{h.state_root, h.id, TRY(bin_dir()), h.role, rc.kms_vault, rc.kms_kek, rc.kms_cgroup_parent};
+  auto plan = TRY(policy::apply_kms_host(s, mh, c));  // checks before anything is made
+  const std::string dir = policy::kms_instance_dir(h.state_root, h.id), tls = policy::kms_tls_dir(h.state_root, h.id);
+  TRYV(make_dir(dir, 0700));
   TRYV(make_dir(tls, 0700));
   // The KMS's identity: role kms, named for this container's KMS, from the same CA as the
   // container's own certificate, so each end verifies the other against one trust root.

@@ -246,3 +246,29 @@ BOOST_AUTO_TEST_CASE(harsh_is_looked_for_in_order) {
   c = policy_candidates({}, "/work/main/build/sharness-runtime");
   BOOST_CHECK_EQUAL(c[1], "/work/main/policies/harsh.json");  // a build dir inside the tree
 }
+
+// hello's KMS lines: what the workload may ask for, the master keys elsewhere, and the memory
+// mode this host gives (memfd_secret, the weaker mode the policy allows, or a refusal).
+BOOST_AUTO_TEST_CASE(kms_section_says_what_can_be_asked_and_where_the_keys_are) {
+  auto p = policy::parse_policy(R"({"id": "k", "version": 1, "role": "app",
+    "secrets": {"vaults": ["db", "web"], "hosts": ["db.internal"], "operations": ["read"], "ttl": 600}})");
+  BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
+  policy::HostProbe with, without;
+  with.memfd_secret = true;
+  std::string s = kms_section(*p, with);
+  for (const char* want : {"vaults [db, web]", "hosts [db.internal]", "operations [read]", "at most 600 s",
+                           "role app", "never in the container", "own throwaway uid", "frozen between calls",
+                           "secret pages: memfd_secret"})
+    BOOST_TEST(s.find(want) != std::string::npos, want << " in: " << s);
+  std::string refused = kms_section(*p, without);
+  BOOST_TEST(refused.find("secret pages: MISSING") != std::string::npos, refused);
+  BOOST_TEST(refused.find("allowWeakerMemory") != std::string::npos, refused);
+  auto weak = policy::parse_policy(R"({"id": "k", "version": 1, "role": "app",
+    "secrets": {"vaults": ["db"], "hosts": ["h"], "operations": ["read"], "ttl": 6, "allowWeakerMemory": true}})");
+  BOOST_REQUIRE(weak);
+  std::string w = kms_section(*weak, without);
+  BOOST_TEST(w.find("secret pages: WEAKER MODE") != std::string::npos, w);
+  auto none = policy::parse_policy(R"({"id": "n", "version": 1})");
+  BOOST_REQUIRE(none);
+  BOOST_TEST(kms_section(*none, with).rfind("KMS: none (policy n has no \"secrets\"", 0) == 0u, kms_section(*none, with));
+}

@@ -82,6 +82,16 @@ BOOST_AUTO_TEST_CASE(plan_adds_hooks_mounts_and_a_config_sharness_kms_accepts) {
   BOOST_TEST(cfg->socket == p->socket_dir + "/kms.sock");
   BOOST_TEST((cfg->allow.hosts == std::vector<std::string>{"db.internal"}));
   BOOST_TEST(describe_secrets(s).find("master keys never enter") != std::string::npos);
+  BOOST_TEST(!cfg->allow_weaker_memory);
+  // The policy's weaker-memory key reaches the KMS's config.
+  s.allow_weaker_memory = true;
+  oci::Config c2;
+  c2.process = oci::Process{};
+  auto weak = plan_kms(s, site(), "c1", c2);
+  BOOST_REQUIRE(weak);
+  auto wcfg = kms::parse_config(weak->config_json, weak->config_path);
+  BOOST_REQUIRE_MESSAGE(wcfg, (wcfg ? "" : wcfg.error().what()));
+  BOOST_TEST(wcfg->allow_weaker_memory);
 }
 
 BOOST_AUTO_TEST_CASE(plan_refuses_what_cannot_name_a_kms) {

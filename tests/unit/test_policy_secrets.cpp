@@ -100,3 +100,41 @@ BOOST_AUTO_TEST_CASE(explained_with_the_master_key_elsewhere) {
   // No section, no line.
   BOOST_TEST(!find(explain(*parse_policy(R"({"id": "n", "version": 1})"), with)));
 }
+
+// secrets.allowWeakerMemory: off unless written; a bool (the error names the path); kept by
+// the writer; composition allows it only when both sides do; explain says which mode runs.
+BOOST_AUTO_TEST_CASE(weaker_memory_mode_is_a_policy_key) {
+  auto strict = parse("s", kFloor);
+  BOOST_TEST(!strict.secrets->allow_weaker_memory);
+  auto weak = parse("w", R"({"vaults": ["db"], "hosts": ["a.example"], "operations": ["derive"], "ttl": 60,
+                             "allowWeakerMemory": true})");
+  BOOST_TEST(weak.secrets->allow_weaker_memory);
+  auto e = error_of(R"({"vaults": ["db"], "hosts": ["h"], "operations": ["derive"], "ttl": 60, "allowWeakerMemory": 1})");
+  BOOST_TEST(e.find("policy.json: secrets.allowWeakerMemory") == 0u, e);
+  auto again = parse_policy(policy_to_json(weak));
+  BOOST_REQUIRE(again);
+  BOOST_TEST(again->secrets->allow_weaker_memory);
+  BOOST_TEST(policy_to_json(strict).find("allowWeakerMemory") == std::string::npos);
+  BOOST_TEST(!intersect(strict, weak).secrets->allow_weaker_memory);
+  BOOST_TEST(!intersect(weak, strict).secrets->allow_weaker_memory);
+  BOOST_TEST(intersect(weak, weak).secrets->allow_weaker_memory);
+
+  HostProbe without;  // a kernel without memfd_secret
+  auto line = [](const std::vector<Bound>& bounds) -> Bound {
+    for (const auto& b : bounds)
+      if (b.mechanism.find("KMS sidecar") != std::string::npos) return b;
+    BOOST_FAIL("no KMS line");
+    return {};
+  };
+  Bound refused = line(explain(strict, without));
+  BOOST_TEST(!refused.available);
+  BOOST_TEST(refused.note.find("secrets.allowWeakerMemory") != std::string::npos, refused.note);
+  Bound weaker = line(explain(weak, without));
+  BOOST_TEST(weaker.available);
+  BOOST_TEST(weaker.note.find("WEAKER MODE") != std::string::npos, weaker.note);
+  BOOST_TEST(weaker.note.find("MADV_DONTDUMP") != std::string::npos, weaker.note);
+  BOOST_TEST(weaker.mechanism.find("mlocked anonymous memory") != std::string::npos, weaker.mechanism);
+  HostProbe with;
+  with.memfd_secret = true;  // with memfd_secret the key changes nothing at run time
+  BOOST_TEST(line(explain(weak, with)).note.empty());
+}
