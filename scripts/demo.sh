@@ -71,13 +71,23 @@ bold "# exit code: $rc"
 
 # ---------------------------------------------------------------------------------------------
 # SPOT FOR `sharness-runtime hello` (DESIGN.md §1: each bound reported with who applied it). Only
-# for our binary: it runs its own busybox containers under policies/harsh.json (private state,
-# rootfs and cgroups, all removed after) and prints what held each hostile attempt.
+# for our binary: it runs its own busybox containers under policies/harsh.json with a role and
+# secrets added (private state, rootfs, vault and cgroups, all removed after) and prints what
+# held each hostile attempt.
 if [ "$(basename "$RUNTIME")" = sharness-runtime ]; then
+  # harsh plus a role and a `secrets` section, so that hello also shows the KMS: what the workload
+  # may ask for, and that the master keys are elsewhere (a KMS per container, with a throwaway vault).
+  HELLO=(hello)
+  if command -v jq >/dev/null 2>&1; then
+    jq '.id = "harsh-kms" | .role = "app"
+        | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
+      "$HERE/../policies/harsh.json" >"$TMP/harsh-kms.json"
+    HELLO=(hello --policy "$TMP/harsh-kms.json")
+  fi
   echo
-  bold "\$ $(basename "$RUNTIME") hello"
+  bold "\$ $(basename "$RUNTIME") ${HELLO[*]/#$TMP\//}"
   hello_rc=0
-  "$RUNTIME" hello </dev/null || hello_rc=$?
+  TMPDIR=$TMP "$RUNTIME" "${HELLO[@]}" </dev/null || hello_rc=$?
   echo
   bold "# hello exit code: $hello_rc (0: every attempt was held)"
   [ "$rc" != 0 ] || rc=$hello_rc
