@@ -7,7 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <sstream>
+#include <string_view>
 
 #include "base/file.hpp"
 #include "runtime/linux/landlock.hpp"
@@ -24,29 +24,31 @@ bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0;
 bool v1_controller(const std::string& name) {
   auto text = read_file("/proc/cgroups", 1 << 16);
   if (!text) return false;
-  std::istringstream in(*text);
-  std::string n;
-  long hierarchy = 0, count = 0, enabled = 0;
-  while (in >> n) {
-    if (n.starts_with('#')) {
-      std::getline(in, n);
-      continue;
-    }
-    in >> hierarchy >> count >> enabled;
-    if (n == name) return enabled == 1 && hierarchy > 0;
+  for (std::string_view rest = *text; !rest.empty();) {
+    size_t nl = rest.find('\n');
+    std::string line(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    char n[64];
+    long hierarchy = 0, count = 0, enabled = 0;
+    if (!line.starts_with('#') && std::sscanf(line.c_str(), "%63s %ld %ld %ld", n, &hierarchy, &count, &enabled) == 4 &&
+        name == n)
+      return enabled == 1 && hierarchy > 0;
   }
   return false;
 }
 
 // A cgroup2 hierarchy (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host) lists it.
 bool v2_controller(const std::string& name) {
+  constexpr std::string_view kSpace = " \t\n";
   for (const char* root : {"/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/unified/cgroup.controllers"}) {
     auto text = read_file(root, 4096);
     if (!text) continue;
-    std::istringstream in(*text);
-    std::string c;
-    while (in >> c)
-      if (c == name) return true;
+    std::string_view t = *text;
+    for (size_t i = t.find_first_not_of(kSpace); i != std::string_view::npos;) {
+      size_t j = t.find_first_of(kSpace, i);
+      if (t.substr(i, j == std::string_view::npos ? j : j - i) == name) return true;
+      i = j == std::string_view::npos ? j : t.find_first_not_of(kSpace, j);
+    }
   }
   return false;
 }

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <set>
-#include <sstream>
+#include <string_view>
 
 #include "base/file.hpp"
 
@@ -25,9 +25,10 @@ std::string claims_dir(const std::string& root) { return root + "/.uids"; }
 void ids_in(const char* path, std::set<uint32_t>& out) {
   auto text = read_file(path, 64u << 20);
   if (!text) return;
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (std::string_view rest = *text; !rest.empty();) {
+    size_t nl = rest.find('\n');
+    std::string line(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     size_t a = line.find(':');
     size_t b = a == std::string::npos ? a : line.find(':', a + 1);
     if (b == std::string::npos) continue;

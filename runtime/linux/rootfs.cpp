@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <sstream>
+#include <string_view>
 
 #include "base/file.hpp"
 #include "base/log.hpp"
@@ -35,10 +35,16 @@ std::string unescape(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> split_ws(const std::string& line) {
+// Words separated by C-locale white space, as `istream >> string` splits them, without building a
+// stream (and its locale) per mountinfo line.
+std::vector<std::string> split_ws(std::string_view line) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
   std::vector<std::string> out;
-  std::istringstream in(line);
-  for (std::string w; in >> w;) out.push_back(std::move(w));
+  for (size_t i = line.find_first_not_of(kSpace); i != std::string_view::npos;) {
+    size_t j = line.find_first_of(kSpace, i);
+    out.emplace_back(line.substr(i, j == std::string_view::npos ? j : j - i));
+    i = j == std::string_view::npos ? j : line.find_first_not_of(kSpace, j);
+  }
   return out;
 }
 
