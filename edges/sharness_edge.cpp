@@ -13,17 +13,17 @@
 // container's init exits. Connections between proxies are TLS 1.3 over the UNIX sockets of
 // <root>/.edges; the plaintext legs never leave a container and its proxy.
 #include <fcntl.h>
-#include <grp.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -36,18 +36,23 @@
 #include "base/file.hpp"
 #include "base/json.hpp"
 #include "edges/identity.hpp"
+#include "edges/provision.hpp"
 #include "edges/tls.hpp"
 #include "oci/config.hpp"
 #include "runtime/cli/args.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/proc_info.hpp"
+#include "runtime/linux/self_sandbox.hpp"
 #include "spec-mapping/extension.hpp"
 
 namespace sh::edges {
 namespace {
 
 constexpr int kMaxConnections = 64;
+// Per connection at most three fds (its two sockets, an O_PATH while connecting), plus the
+// listeners, the log, the pidfd: RLIMIT_NOFILE, checked before the drop.
+constexpr unsigned kNoFile = 3 * kMaxConnections + 32;
 constexpr const char* kStateFile = "edge.json";  // in <root>/<id>: pid, start time, uid, socket
 constexpr const char* kLogFile = "edge.log";
 
@@ -168,13 +173,23 @@ struct Listener {
 struct Proxy {
   std::string id;
   policy::Mesh mesh;
+  std::mutex ctx_mu;  // renewal swaps the contexts; a connection takes a reference first
   Ctx client_ctx, server_ctx;
+  Fd control;  // SOCK_SEQPACKET from the supervisor: renewed certificate and key
   std::vector<Listener> listeners;
   Fd mesh_dir;     // <root>/.edges (O_PATH): peers' server sockets
   Fd service_dir;  // <root>/<id>/service (O_PATH) when the service is on a UNIX socket
   Fd init_pidfd;
   std::atomic<int> active{0};
 };
+
+// A reference to the current context: a renewal may replace it while the handshake runs.
+Ctx current_ctx(Proxy& px, bool server) {
+  std::lock_guard lock(px.ctx_mu);
+  SSL_CTX* c = server ? px.server_ctx.get() : px.client_ctx.get();
+  if (c) SSL_CTX_up_ref(c);
+  return Ctx(c);
+}
 
 void serve_client(Proxy& px, Fd plain, policy::Edge edge) {
   std::string what = "edge to " + edge.to;
@@ -184,7 +199,8 @@ void serve_client(Proxy& px, Fd plain, policy::Edge edge) {
     return;
   }
   std::vector<std::string> roles = {edge.to};
-  auto ssl = handshake(px.client_ctx.get(), peer->get(), false, roles);
+  Ctx ctx = current_ctx(px, false);
+  auto ssl = handshake(ctx.get(), peer->get(), false, roles);
   if (!ssl) {
     logf(what + ": refused: " + ssl.error().what());
     return;
@@ -195,7 +211,8 @@ void serve_client(Proxy& px, Fd plain, policy::Edge edge) {
 }
 
 void serve_server(Proxy& px, Fd tls) {
-  auto ssl = handshake(px.server_ctx.get(), tls.get(), true, px.mesh.accepts->roles);
+  Ctx ctx = current_ctx(px, true);
+  auto ssl = handshake(ctx.get(), tls.get(), true, px.mesh.accepts->roles);
   if (!ssl) {
     // Nothing was read past the handshake and the service was never contacted.
     logf("service: refused: " + ssl.error().what());
@@ -213,9 +230,43 @@ void serve_server(Proxy& px, Fd tls) {
   if (!r) logf("service: " + who + ": " + r.error().what());
 }
 
+// The supervisor's renewal message: three decimal lengths on one line, then the certificate,
+// the key and the CA certificate (PEM), in one SOCK_SEQPACKET record.
+constexpr size_t kMaxRenewal = 48 * 1024;
+
+std::string renewal_message(const identity::Leaf& l) {
+  return std::to_string(l.cert_pem.size()) + " " + std::to_string(l.key_pem.size()) + " " +
+         std::to_string(l.ca_pem.size()) + "\n" + l.cert_pem + l.key_pem + l.ca_pem;
+}
+
+Result<void> take_renewal(Proxy& px, std::string& msg) {
+  size_t nl = msg.find('\n');
+  size_t a = 0, b = 0, c = 0;
+  if (nl == std::string::npos || std::sscanf(msg.substr(0, nl).c_str(), "%zu %zu %zu", &a, &b, &c) != 3 ||
+      nl + 1 + a + b + c != msg.size())
+    return fail("renewal: malformed message");
+  std::string cert = msg.substr(nl + 1, a), key = msg.substr(nl + 1 + a, b), ca = msg.substr(nl + 1 + a + b, c);
+  Ctx client, server;
+  if (px.mesh.edges && !px.mesh.edges->empty()) client = TRY(make_ctx(false, cert, key, ca));
+  if (px.mesh.accepts) server = TRY(make_ctx(true, cert, key, ca));
+  OPENSSL_cleanse(key.data(), key.size());
+  OPENSSL_cleanse(msg.data(), msg.size());
+  auto x = TRY(identity::cert_from_pem(cert, "renewed certificate"));
+  {
+    std::lock_guard lock(px.ctx_mu);
+    px.client_ctx = std::move(client);
+    px.server_ctx = std::move(server);
+  }
+  logf("renewed: certificate " + identity::fingerprint(x.get()) + ", " + std::to_string(identity::seconds_left(x.get())) +
+       " s left");
+  return {};
+}
+
 [[noreturn]] void serve(Proxy& px) {
   std::vector<pollfd> fds;
   fds.push_back({px.init_pidfd.get(), POLLIN, 0});
+  fds.push_back({px.control.get(), POLLIN, 0});
+  constexpr size_t kFirstListener = 2;
   for (auto& l : px.listeners) fds.push_back({l.fd.get(), POLLIN, 0});
   for (;;) {
     if (::poll(fds.data(), fds.size(), -1) < 0) {
@@ -226,12 +277,23 @@ void serve_server(Proxy& px, Fd tls) {
       logf("container init exited: proxy ends");
       _exit(0);
     }
-    for (size_t i = 1; i < fds.size(); ++i) {
+    if (fds[1].revents) {
+      std::string msg(kMaxRenewal, '\0');
+      ssize_t n = ::recv(fds[1].fd, msg.data(), msg.size(), 0);
+      if (n <= 0) {
+        logf("the supervisor is gone: no more renewals");
+        fds[1].fd = -1;
+      } else {
+        msg.resize(size_t(n));
+        if (auto r = take_renewal(px, msg); !r) logf(r.error().what());
+      }
+    }
+    for (size_t i = kFirstListener; i < fds.size(); ++i) {
       if (!(fds[i].revents & POLLIN)) continue;
       Fd conn(::accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC));
       if (!conn) continue;
       if (px.active.load() >= kMaxConnections) continue;  // dropped: closed by Fd
-      Listener& l = px.listeners[i - 1];
+      Listener& l = px.listeners[i - kFirstListener];
       ++px.active;
       std::thread([&px, c = std::move(conn), server = l.server, edge = l.edge]() mutable {
         if (server) serve_server(px, std::move(c));
@@ -242,23 +304,30 @@ void serve_server(Proxy& px, Fd tls) {
   }
 }
 
-// No groups, one uid and gid nobody else has, every capability set empty (bounding and ambient
-// too), no_new_privs, not dumpable (the key is in this process's memory).
-Result<void> drop_privileges(uint32_t uid) {
-  for (int cap = 0; cap <= 63; ++cap)
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) return sys_error("drop bounding capability");
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-    return sys_error("clear ambient capabilities");
-  if (::setgroups(0, nullptr) < 0) return sys_error("setgroups");
-  if (::setresgid(uid, uid, uid) < 0) return sys_error("setresgid " + std::to_string(uid));
-  if (::setresuid(uid, uid, uid) < 0) return sys_error("setresuid " + std::to_string(uid));
-  cap_t none = cap_init();
-  int r = none ? cap_set_proc(none) : -1;
-  if (none) cap_free(none);
-  if (r < 0) return sys_error("clear capabilities");
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return sys_error("no_new_privs");
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) return sys_error("dumpable");
-  return {};
+// The proxy's whole syscall surface once serving (the edges suite run under SCMP_ACT_LOG: accept, TLS
+// relay, connecting to a peer proxy or the service, the log), plus what malloc, threads and
+// OpenSSL's DRBG may need. Nothing that opens a file for reading or writing, execs, forks
+// (clone is allowed only with CLONE_THREAD), changes ids, binds or listens.
+std::vector<std::string> proxy_syscalls() {
+  std::vector<std::string> s = sandbox::base_syscalls();
+  for (const char* n : {"accept4", "socket", "connect", "openat", "fstat", "newfstatat", "poll", "ppoll",
+                        "fcntl", "setsockopt", "getsockopt", "shutdown", "sendto", "recvfrom", "sendmsg", "recvmsg",
+                        "mprotect", "set_robust_list", "rseq", "rt_sigprocmask", "rt_sigaction", "sched_yield", "gettid",
+                        "getsockname", "getpeername", "nanosleep", "clock_nanosleep"})
+    s.emplace_back(n);
+  return s;
+}
+
+// The harsh bounds, after every socket, the key and the log are open: one uid and gid
+// nobody else has, no groups, every capability set empty (bounding and ambient too), not
+// dumpable (the key is in this process's memory), no core, few files and threads, no_new_privs,
+// Landlock (no file at all, TCP connect only to the service's port), a seccomp allowlist.
+Result<std::string> confine_proxy(uint32_t uid, const Proxy& px) {
+  TRYV(sandbox::harden(kNoFile, kMaxConnections + 8));
+  TRYV(sandbox::drop_to(uid, uid));
+  sandbox::Bounds b{proxy_syscalls(), true, {}};
+  if (px.mesh.accepts && px.mesh.accepts->tcp) b.connect_ports.push_back(px.mesh.accepts->port);
+  return sandbox::confine(b);
 }
 
 Result<Fd> open_ns(pid_t pid, const char* ns) {
@@ -266,8 +335,10 @@ Result<Fd> open_ns(pid_t pid, const char* ns) {
 }
 
 struct Saved {
-  pid_t pid = 0;
+  pid_t pid = 0;  // the proxy
   uint64_t start_time = 0;
+  pid_t supervisor = 0;  // its parent, root: renews the leaf, reaps the proxy
+  uint64_t supervisor_start = 0;
   uint32_t uid = 0;
   std::string server_socket;  // <root>/.edges/<role>.sock, "" when none
   uint64_t server_ino = 0;
@@ -276,6 +347,7 @@ struct Saved {
 std::string saved_json(const Saved& s) {
   json::Writer w(true);
   w.begin_object().key("pid").integer(s.pid).key("startTime").uinteger(s.start_time).key("uid").uinteger(s.uid);
+  w.key("supervisorPid").integer(s.supervisor).key("supervisorStartTime").uinteger(s.supervisor_start);
   w.kv("serverSocket", s.server_socket).key("serverInode").uinteger(s.server_ino).end_object();
   return w.str() + "\n";
 }
@@ -287,6 +359,8 @@ Result<Saved> saved_from(const std::string& text) {
   s.pid = pid_t(TRY(TRY(r.need("pid")).as_int()));
   s.start_time = TRY(TRY(r.need("startTime")).as_uint());
   s.uid = uint32_t(TRY(TRY(r.need("uid")).as_uint()));
+  s.supervisor = pid_t(TRY(TRY(r.need("supervisorPid")).as_int()));
+  s.supervisor_start = TRY(TRY(r.need("supervisorStartTime")).as_uint());
   s.server_socket = TRY(TRY(r.need("serverSocket")).as_string());
   s.server_ino = TRY(TRY(r.need("serverInode")).as_uint());
   return s;
@@ -308,6 +382,81 @@ Result<void> claim_role_socket(int mesh_fd, const std::string& role) {
   if (::fstatat(mesh_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) return {};
   if (connect_unix_in(mesh_fd, name, name)) return fail("role " + role + " is already served by a running container");
   return {};
+}
+
+// ---- the supervisor: renewal (docs/edges.md "Renewal") --------------------------------------
+
+struct Renewal {
+  std::string id, role, ca_dir;
+  int64_t lifetime = 0;
+  Fd identity_dir;  // the container's identity tmpfs
+  uint32_t uid = 0, gid = 0;  // owner of its files (the container's user)
+  Fd control;       // to the proxy
+};
+
+// A fresh key and leaf from the CA on disk (loaded for this renewal only, then freed: no
+// long-lived process keeps the CA key), into the container's tmpfs and to the proxy.
+Result<int64_t> renew(Renewal& rn) {
+  identity::Leaf leaf;
+  {
+    auto ca = TRYC("renewal: CA", identity::Ca::load(rn.ca_dir));
+    leaf = TRYC("renewal: certificate for " + rn.id, identity::issue_leaf(ca, edges::leaf_request(rn.role, rn.id, rn.lifetime)));
+  }
+  auto cleanse = [&] { OPENSSL_cleanse(leaf.key_pem.data(), leaf.key_pem.size()); };
+  auto r = identity::replace_leaf(rn.identity_dir.get(), leaf, rn.uid, rn.gid);
+  if (!r) {
+    cleanse();
+    return fail(std::move(r.error()));
+  }
+  std::string msg = renewal_message(leaf);
+  cleanse();
+  ssize_t n = ::send(rn.control.get(), msg.data(), msg.size(), MSG_NOSIGNAL);
+  OPENSSL_cleanse(msg.data(), msg.size());
+  if (n != ssize_t(msg.size())) return sys_error("renewal: send to the proxy");
+  logf("supervisor: renewed " + leaf.uri + ": " + leaf.fingerprint);
+  return leaf.not_after - int64_t(::time(nullptr));
+}
+
+// Root, but holding nothing secret between renewals: waits for the container's init (then
+// stops the proxy), for the proxy (then ends), or for the time to renew: when a third of the
+// leaf's life is left. A failed renewal is retried every few seconds and logged.
+[[noreturn]] void supervise(Renewal rn, Fd init_pidfd, pid_t proxy) {
+  Fd proxy_pidfd(int(::syscall(SYS_pidfd_open, proxy, 0)));
+  if (!proxy_pidfd) {
+    ::kill(proxy, SIGKILL);
+    ::waitpid(proxy, nullptr, 0);
+    _exit(1);
+  }
+  int64_t left = 0;  // of the leaf create issued (none readable: renew now)
+  if (auto cert = read_file("/proc/self/fd/" + std::to_string(rn.identity_dir.get()) + "/" + identity::kCertFile, 1 << 16))
+    if (auto x = identity::cert_from_pem(*cert, "certificate")) left = identity::seconds_left(x->get());
+  int64_t due = int64_t(::time(nullptr)) + left - rn.lifetime / 3;  // when to renew
+  for (;;) {
+    int64_t wait_s = std::clamp<int64_t>(due - int64_t(::time(nullptr)), 0, 3600);
+    pollfd fds[2] = {{init_pidfd.get(), POLLIN, 0}, {proxy_pidfd.get(), POLLIN, 0}};
+    int n = ::poll(fds, 2, int(wait_s * 1000));
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0 && fds[0].revents) {
+      ::syscall(SYS_pidfd_send_signal, proxy_pidfd.get(), SIGKILL, nullptr, 0);
+      ::waitpid(proxy, nullptr, 0);
+      _exit(0);
+    }
+    if (n > 0 && fds[1].revents) {
+      int ws = 0;
+      ::waitpid(proxy, &ws, 0);
+      logf("supervisor: the proxy ended: " + (WIFSIGNALED(ws) ? "killed by signal " + std::to_string(WTERMSIG(ws))
+                                                               : "exit " + std::to_string(WEXITSTATUS(ws))));
+      _exit(0);
+    }
+    if (int64_t(::time(nullptr)) < due) continue;
+    auto r = renew(rn);
+    if (r) {
+      due = int64_t(::time(nullptr)) + *r - rn.lifetime / 3;
+    } else {
+      logf("supervisor: " + r.error().what());
+      due = int64_t(::time(nullptr)) + 5;  // try again in five seconds
+    }
+  }
 }
 
 Result<int> up(const Opts& o) {
@@ -377,48 +526,91 @@ Result<int> up(const Opts& o) {
   uint32_t uid = TRY(lifecycle::allocate_ephemeral_uid(o.root, rc.ephemeral_first, rc.ephemeral_count, st.id));
   saved.uid = uid;
 
+  Renewal rn;
+  rn.id = st.id;
+  rn.role = *px.mesh.role;
+  rn.ca_dir = lifecycle::ca_dir(rc, o.root);
+  rn.lifetime = rc.leaf_seconds;
+  rn.identity_dir = TRY(open_file(idir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  {
+    struct stat cst {};
+    if (::fstatat(rn.identity_dir.get(), identity::kCertFile, &cst, AT_SYMLINK_NOFOLLOW) < 0)
+      return sys_error("stat " + idir + identity::kCertFile);
+    rn.uid = cst.st_uid;
+    rn.gid = cst.st_gid;
+  }
+  int sp[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("socketpair");
+  rn.control = Fd(sp[0]);
+  px.control = Fd(sp[1]);
+
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) < 0) return sys_error("pipe");
   Fd rd(pipefd[0]), wr(pipefd[1]);
-  pid_t child = ::fork();
-  if (child < 0) return sys_error("fork the proxy");
-  if (child == 0) {
+  // The supervisor (root) forks the proxy, which drops everything; the proxy reports "ok <pid>"
+  // or its error on the pipe.
+  pid_t sup = ::fork();
+  if (sup < 0) return sys_error("fork the edge supervisor");
+  if (sup == 0) {
     rd.reset();
     ::setsid();
-    ::prctl(PR_SET_NAME, "sharness-edge", 0, 0, 0);
     ::signal(SIGPIPE, SIG_IGN);
     int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
     g_log = log.get();
-    auto go = [&]() -> Result<void> {
-      // The service on TCP is in the container's network namespace: live there.
-      if (px.mesh.accepts && px.mesh.accepts->tcp && ::setns(cont_net.get(), CLONE_NEWNET) < 0)
-        return sys_error("enter the container's network namespace");
-      host_net.reset();
-      cont_net.reset();
-      if (::chdir("/") < 0) return sys_error("chdir /");
-      return drop_privileges(uid);
-    };
-    auto r = go();
-    std::string msg = r ? "ok" : r.error().what();
-    (void)!::write(wr.get(), msg.data(), msg.size());
-    if (!r) _exit(1);
+    pid_t child = ::fork();
+    if (child < 0) _exit(1);
+    if (child == 0) {
+      rn.control.reset();
+      rn.identity_dir.reset();
+      ::prctl(PR_SET_NAME, "sharness-edge", 0, 0, 0);
+      std::string bounds;
+      auto go = [&]() -> Result<void> {
+        // The service on TCP is in the container's network namespace: live there.
+        if (px.mesh.accepts && px.mesh.accepts->tcp && ::setns(cont_net.get(), CLONE_NEWNET) < 0)
+          return sys_error("enter the container's network namespace");
+        host_net.reset();
+        cont_net.reset();
+        if (::chdir("/") < 0) return sys_error("chdir /");
+        if (px.listeners.size() + 8 > 32) return fail("too many edges for one proxy (at most 24)");
+        bounds = TRY(confine_proxy(uid, px));
+        return {};
+      };
+      auto r = go();
+      std::string msg = r ? "ok " + std::to_string(::getpid()) : r.error().what();
+      (void)!::write(wr.get(), msg.data(), msg.size());
+      if (!r) _exit(1);
+      wr.reset();
+      logf("proxy up as uid " + std::to_string(uid) + " for " + st.id + " (role " + *px.mesh.role +
+           "): no capabilities, no_new_privs, seccomp allowlist, " + bounds);
+      serve(px);
+    }
+    // The supervisor keeps no socket, key or context of the proxy's.
     wr.reset();
-    logf("proxy up as uid " + std::to_string(uid) + " for " + st.id + " (role " + *px.mesh.role + ")");
-    serve(px);
+    px.listeners.clear();
+    px.control.reset();
+    px.client_ctx.reset();
+    px.server_ctx.reset();
+    host_net.reset();
+    cont_net.reset();
+    ::prctl(PR_SET_NAME, "sharness-edge-s", 0, 0, 0);
+    supervise(std::move(rn), std::move(px.init_pidfd), child);
   }
   wr.reset();
   char buf[512];
   ssize_t n = ::read(rd.get(), buf, sizeof buf);
   std::string msg = n > 0 ? std::string(buf, size_t(n)) : "the proxy died before it was ready";
-  if (msg != "ok") {
-    ::kill(child, SIGKILL);
+  if (!msg.starts_with("ok ")) {
+    ::kill(sup, SIGKILL);  // its proxy has exited or will: it failed
     (void)lifecycle::release_ephemeral_uid(o.root, uid, st.id);
     return fail("edge proxy for " + st.id + ": " + msg);
   }
-  saved.pid = child;
-  auto cst = proc::stat(child);
+  saved.pid = pid_t(std::stol(msg.substr(3)));
+  auto cst = proc::stat(saved.pid);
   saved.start_time = cst ? cst->start_time : 0;
+  saved.supervisor = sup;
+  auto sst = proc::stat(sup);
+  saved.supervisor_start = sst ? sst->start_time : 0;
   (void)pst;
   TRYV(write_file_atomic(cdir + "/" + kStateFile, saved_json(saved), 0600));
   return 0;
@@ -430,12 +622,16 @@ Result<int> down(const Opts& o) {
   auto text = read_file(path, 1 << 16);
   if (!text) return 0;  // no proxy was started
   Saved s = TRY(saved_from(*text));
-  Fd pidfd(int(::syscall(SYS_pidfd_open, s.pid, 0)));
-  auto pst = proc::stat(s.pid);
-  if (pidfd && pst && pst->start_time == s.start_time) {
-    ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
-    struct pollfd p {pidfd.get(), POLLIN, 0};
-    ::poll(&p, 1, 5000);
+  // The supervisor first (no renewal after this), then the proxy.
+  for (auto [pid, start] : {std::pair{s.supervisor, s.supervisor_start}, {s.pid, s.start_time}}) {
+    if (pid <= 0) continue;
+    Fd pidfd(int(::syscall(SYS_pidfd_open, pid, 0)));
+    auto pst = proc::stat(pid);
+    if (pidfd && pst && pst->start_time == start) {
+      ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
+      struct pollfd p {pidfd.get(), POLLIN, 0};
+      ::poll(&p, 1, 5000);
+    }
   }
   if (!s.server_socket.empty()) {
     struct stat sst {};

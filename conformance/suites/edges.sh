@@ -315,6 +315,90 @@ case_proxies_own_uid_no_caps_end_with_container() {
   [ ! -e "$STATE/.uids/${proxy_uids[0]}" ] || fail "A's proxy uid claim left after delete"
 }
 
+# The proxy's harsh bounds: a seccomp filter (mode 2), no_new_privs, no capabilities, small
+# rlimits, Landlock; and the edge still carries a message both ways through it.
+case_proxy_sandbox() {
+  known_fail runc crun
+  local db a p b pid s lim
+  db=$(newid db)
+  start_db "$db" unix || return
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  for pid in "$(proxy_pid "$a")" "$(proxy_pid "$db")"; do
+    s=$(cat "/proc/$pid/status") || { fail "proxy $pid is not running"; continue; }
+    assert_eq 2 "$(status_field "$s" Seccomp)" "proxy $pid: a seccomp filter"
+    assert_eq 1 "$(status_field "$s" NoNewPrivs)" "proxy $pid NoNewPrivs"
+    assert_eq 0000000000000000 "$(status_field "$s" CapEff)" "proxy $pid CapEff"
+    assert_eq 0000000000000000 "$(status_field "$s" CapBnd)" "proxy $pid CapBnd"
+    lim=$(cat "/proc/$pid/limits")
+    assert_match "$lim" 'Max core file size +0 +0 ' "proxy $pid RLIMIT_CORE"
+    assert_match "$lim" 'Max open files +224 +224 ' "proxy $pid RLIMIT_NOFILE"
+    assert_match "$lim" 'Max processes +72 +72 ' "proxy $pid RLIMIT_NPROC"
+  done
+  assert_match "$(cat "$STATE/$db/edge.log")" 'seccomp allowlist, landlock ABI [0-9]+: fs \[' "the log says what binds it"
+  echo "through-the-filter" >"$b/rootfs/rec/go"
+  wait_file "$b/rootfs/rec/out" 10
+  assert_eq "reply:through-the-filter" "$(cat "$b/rootfs/rec/out" 2>/dev/null)" "A got B's answer through both filtered proxies"
+  assert_eq "through-the-filter" "$(got)" "B's service got the message"
+  # Neither proxy was killed by its filter: both still serve.
+  for pid in "$(proxy_pid "$a")" "$(proxy_pid "$db")"; do
+    assert_eq 2 "$(status_field "$(cat "/proc/$pid/status" 2>/dev/null)" Seccomp)" "proxy $pid still running"
+  done
+  assert_not_contains "$(cat "$STATE/$db/edge.log" "$STATE/$a/edge.log")" "the proxy ended" "no proxy died"
+}
+
+# Renewal: with a 20 s leaf, both containers outlive their first certificates; each gets a new
+# key and certificate (state reports the new fingerprint), and the edge works after the old
+# ones expired (B would refuse A's expired certificate, A would refuse B's).
+case_leaf_renewal() {
+  known_fail runc crun
+  local rc db a p b fa1 fb1 fa2 fb2 ka1 kb1 i x
+  rc=$CASEDIR/runtime.json
+  echo '{"edges": {"leafSeconds": 20}}' >"$rc"
+  RT_BASE=("${RT_BASE[@]}" --config "$rc")
+  db=$(newid db)
+  start_db "$db" unix || return
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  fp() { rt state "$1" | jq -r '.annotations["org.sharness.identity.fingerprint"]'; }
+  fa1=$(fp "$a"); fb1=$(fp "$db")
+  ka1=$(cat "$STATE/$a/identity/key.pem"); kb1=$(cat "$STATE/$db/identity/key.pem")
+  cp "$STATE/$a/identity/cert.pem" "$CASEDIR/a1.pem"
+  cp "$STATE/$db/identity/cert.pem" "$CASEDIR/b1.pem"
+  assert_match "$(openssl x509 -in "$CASEDIR/a1.pem" -noout -checkend 25 || true)" 'will expire' "a 20 s leaf"
+  # The old certificates expire (openssl -checkend 0 fails).
+  expired() { ! openssl x509 -in "$1" -noout -checkend 0 >/dev/null; }
+  for ((i = 0; i < 300; i++)); do
+    expired "$CASEDIR/a1.pem" && expired "$CASEDIR/b1.pem" && break
+    sleep 0.1
+  done
+  expired "$CASEDIR/a1.pem" || fail "A's first certificate did not expire"
+  expired "$CASEDIR/b1.pem" || fail "B's first certificate did not expire"
+  fa2=$(fp "$a"); fb2=$(fp "$db")
+  assert_ne "$fa1" "$fa2" "A has a new certificate"
+  assert_ne "$fb1" "$fb2" "B has a new certificate"
+  for x in "$a:$fa2" "$db:$fb2"; do
+    assert_eq "${x#*:}" "$(openssl x509 -in "$STATE/${x%%:*}/identity/cert.pem" -noout -fingerprint -sha256 | cut -d= -f2 | tr -d : | tr A-F a-f)" \
+      "state reports the certificate ${x%%:*} holds now"
+  done
+  assert_ne "$ka1" "$(cat "$STATE/$a/identity/key.pem")" "A has a new key"
+  assert_ne "$kb1" "$(cat "$STATE/$db/identity/key.pem")" "B has a new key"
+  openssl x509 -in "$STATE/$a/identity/cert.pem" -noout -checkend 0 >/dev/null || fail "A's new certificate is not valid"
+  assert_match "$(openssl x509 -in "$STATE/$a/identity/cert.pem" -noout -ext subjectAltName)" "URI:spiffe://sharness.local/role/app/$a"
+  echo "after-renewal" >"$b/rootfs/rec/go"
+  wait_file "$b/rootfs/rec/out" 10
+  assert_eq "reply:after-renewal" "$(cat "$b/rootfs/rec/out" 2>/dev/null)" "the edge works after the first leaves expired"
+  assert_eq "after-renewal" "$(got)"
+  assert_match "$(cat "$STATE/$a/edge.log")" 'renewed: certificate' "A's proxy took its new certificate"
+  assert_match "$(cat "$STATE/$db/edge.log")" 'renewed: certificate' "B's proxy took its new certificate"
+}
+
 tcase "A reaches B over a unix edge, both ways, both network namespaces empty" case_unix_both_ways_empty_netns
 tcase "A reaches B over a tcp edge, both ways" case_tcp_both_ways
 tcase "with a ports section, Landlock allows the tcp edge ports and denies others" case_tcp_edges_under_landlock_ports
@@ -323,4 +407,6 @@ tcase "another CA, wrong role, expired: refused, B's service gets no byte" case_
 tcase "the bytes between the proxies are TLS" case_wire_is_tls
 tcase "keys and certificates are gone after delete; a new container gets a new key" case_keys_gone_after_delete
 tcase "proxies: own uids, no capabilities, end with their containers" case_proxies_own_uid_no_caps_end_with_container
+tcase "proxies: seccomp filter, no_new_privs, rlimits, and the edge still works" case_proxy_sandbox
+tcase "a container outliving its leaf gets a new key and certificate and keeps working" case_leaf_renewal
 finish
