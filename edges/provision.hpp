@@ -4,7 +4,7 @@
 //                         for this container, never written to disk, gone when the tmpfs is;
 //   <root>/<id>/edges     0755 root: the client proxy's plaintext sockets, one per UNIX edge;
 //   <root>/<id>/service   0711, owned by the container's user: where its service listens;
-//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>.sock.
+//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>/<id>.sock.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -8,10 +8,11 @@
 // `up` reads the container's saved config (its "sharness"."edges" block) and identity, makes
 // every listening socket while still root (the client ends of UNIX edges in <root>/<id>/edges,
 // of TCP edges on 127.0.0.1 inside the container's network namespace, and the server socket
-// <root>/.edges/<role>.sock), then forks one proxy process that drops to a throwaway uid of its
+// <root>/.edges/<role>/<id>.sock), then forks one proxy process that drops to a throwaway uid of its
 // own (no groups, no capabilities in any set, no_new_privs, not dumpable) and serves until the
 // container's init exits. Connections between proxies are TLS 1.3 over the UNIX sockets of
 // <root>/.edges; the plaintext legs never leave a container and its proxy.
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
@@ -26,10 +27,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -164,10 +167,23 @@ Result<Fd> tcp_connect_local(uint16_t port) {
 
 // ---- the proxy -----------------------------------------------------------------------------
 
+// The registry of one role: <root>/.edges/<role>/, one <container id>.sock per accepting
+// container. Opened before the sandbox (Landlock then forbids opening it), read under a lock
+// (one directory stream), instances tried in turn from a rotating start.
+struct RoleDir {
+  DIR* dir = nullptr;
+  std::mutex mu;
+  unsigned next = 0;
+  ~RoleDir() {
+    if (dir) ::closedir(dir);
+  }
+};
+
 struct Listener {
   Fd fd;
   bool server = false;  // accepts TLS from peers (else: plaintext from the workload)
   policy::Edge edge;    // client side: where it goes
+  std::shared_ptr<RoleDir> peers;  // client side: the registry of edge.to
 };
 
 struct Proxy {
@@ -177,7 +193,6 @@ struct Proxy {
   Ctx client_ctx, server_ctx;
   Fd control;  // SOCK_SEQPACKET from the supervisor: renewed certificate and key
   std::vector<Listener> listeners;
-  Fd mesh_dir;     // <root>/.edges (O_PATH): peers' server sockets
   Fd service_dir;  // <root>/<id>/service (O_PATH) when the service is on a UNIX socket
   Fd init_pidfd;
   std::atomic<int> active{0};
@@ -191,9 +206,39 @@ Ctx current_ctx(Proxy& px, bool server) {
   return Ctx(c);
 }
 
-void serve_client(Proxy& px, Fd plain, policy::Edge edge) {
+// A live instance of the role: the registered sockets in turn, starting one further than the
+// last connection did; a socket whose proxy is gone refuses the connection and is skipped.
+Result<Fd> connect_role(RoleDir& rd, const std::string& role, std::string* instance) {
+  std::vector<std::string> names;
+  unsigned start = 0;
+  {
+    std::lock_guard lock(rd.mu);
+    ::rewinddir(rd.dir);
+    while (struct dirent* e = ::readdir(rd.dir)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.ends_with(".sock")) names.push_back(n);
+    }
+    start = rd.next++;
+  }
+  if (names.empty()) return fail("no instance of role " + role + " is registered");
+  std::sort(names.begin(), names.end());
+  std::string errors;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[(start + i) % names.size()];
+    auto fd = connect_unix_in(::dirfd(rd.dir), n, "the " + role + " proxy " + n);
+    if (fd) {
+      *instance = n.substr(0, n.size() - 5);
+      return fd;
+    }
+    errors += (errors.empty() ? "" : "; ") + fd.error().what();
+  }
+  return fail("no live instance of role " + role + ": " + errors);
+}
+
+void serve_client(Proxy& px, Fd plain, policy::Edge edge, RoleDir& peers) {
   std::string what = "edge to " + edge.to;
-  auto peer = connect_unix_in(px.mesh_dir.get(), edge.to + ".sock", "the " + edge.to + " proxy");
+  std::string instance;
+  auto peer = connect_role(peers, edge.to, &instance);
   if (!peer) {
     logf(what + ": " + peer.error().what());
     return;
@@ -205,7 +250,7 @@ void serve_client(Proxy& px, Fd plain, policy::Edge edge) {
     logf(what + ": refused: " + ssl.error().what());
     return;
   }
-  logf(what + ": connected to " + peer_uri(ssl->get()));
+  logf(what + ": connected to " + peer_uri(ssl->get()) + " (instance " + instance + ")");
   auto r = relay(plain.get(), plain.get(), ssl->get(), peer->get());
   if (!r) logf(what + ": " + r.error().what());
 }
@@ -295,9 +340,9 @@ Result<void> take_renewal(Proxy& px, std::string& msg) {
       if (px.active.load() >= kMaxConnections) continue;  // dropped: closed by Fd
       Listener& l = px.listeners[i - kFirstListener];
       ++px.active;
-      std::thread([&px, c = std::move(conn), server = l.server, edge = l.edge]() mutable {
+      std::thread([&px, c = std::move(conn), server = l.server, edge = l.edge, peers = l.peers]() mutable {
         if (server) serve_server(px, std::move(c));
-        else serve_client(px, std::move(c), edge);
+        else serve_client(px, std::move(c), edge, *peers);
         --px.active;
       }).detach();
     }
@@ -305,15 +350,16 @@ Result<void> take_renewal(Proxy& px, std::string& msg) {
 }
 
 // The proxy's whole syscall surface once serving (the edges suite run under SCMP_ACT_LOG: accept, TLS
-// relay, connecting to a peer proxy or the service, the log), plus what malloc, threads and
-// OpenSSL's DRBG may need. Nothing that opens a file for reading or writing, execs, forks
+// relay, listing a role's registry, connecting to a peer proxy or the service, the log), plus
+// what malloc, threads and OpenSSL's DRBG may need. openat only for the O_PATH of a socket
+// (Landlock refuses reading or writing any file). Nothing that execs, forks
 // (clone is allowed only with CLONE_THREAD), changes ids, binds or listens.
 std::vector<std::string> proxy_syscalls() {
   std::vector<std::string> s = sandbox::base_syscalls();
   for (const char* n : {"accept4", "socket", "connect", "openat", "fstat", "newfstatat", "poll", "ppoll",
                         "fcntl", "setsockopt", "getsockopt", "shutdown", "sendto", "recvfrom", "sendmsg", "recvmsg",
                         "mprotect", "set_robust_list", "rseq", "rt_sigprocmask", "rt_sigaction", "sched_yield", "gettid",
-                        "getsockname", "getpeername", "nanosleep", "clock_nanosleep"})
+                        "getsockname", "getpeername", "nanosleep", "clock_nanosleep", "getdents64", "lseek"})
     s.emplace_back(n);
   return s;
 }
@@ -375,13 +421,16 @@ Result<lifecycle::RuntimeConfig> runtime_config(const Opts& o) {
                                         !o.config.empty());
 }
 
-// A server socket left by a proxy that is gone may be replaced; a live one may not.
-Result<void> claim_role_socket(int mesh_fd, const std::string& role) {
-  std::string name = role + ".sock";
+// <root>/.edges/<role>, made when absent (0755 root): the role's registry.
+Result<Fd> role_dir(int mesh_fd, const std::string& mdir, const std::string& role) {
+  if (::mkdirat(mesh_fd, role.c_str(), 0755) < 0 && errno != EEXIST) return sys_error("mkdir " + mdir + "/" + role);
+  Fd d(::openat(mesh_fd, role.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!d) return sys_error("open " + mdir + "/" + role);
   struct stat st {};
-  if (::fstatat(mesh_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) return {};
-  if (connect_unix_in(mesh_fd, name, name)) return fail("role " + role + " is already served by a running container");
-  return {};
+  if (::fstat(d.get(), &st) < 0 || st.st_uid != 0 || (st.st_mode & 022)) return fail(mdir + "/" + role + ": not a root-owned directory");
+  // Every proxy (each its own uid) must reach the sockets in it; mkdir's mode went through our umask.
+  if ((st.st_mode & 07777) != 0755 && ::fchmod(d.get(), 0755) < 0) return sys_error("chmod " + mdir + "/" + role);
+  return d;
 }
 
 // ---- the supervisor: renewal (docs/edges.md "Renewal") --------------------------------------
@@ -487,7 +536,7 @@ Result<int> up(const Opts& o) {
   Fd cont_net = TRY(open_ns(st.pid, "net"));
 
   std::string mdir = policy::mesh_dir(o.root);
-  px.mesh_dir = TRY(open_file(mdir, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+  Fd mesh_fd = TRY(open_file(mdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
   Saved saved;
   ::umask(077);
   if (px.mesh.edges) {
@@ -495,6 +544,9 @@ Result<int> up(const Opts& o) {
     for (const auto& e : *px.mesh.edges) {
       Listener l;
       l.edge = e;
+      l.peers = std::make_shared<RoleDir>();
+      l.peers->dir = ::fdopendir(TRY(role_dir(mesh_fd.get(), mdir, e.to)).release());
+      if (!l.peers->dir) return sys_error("opendir " + mdir + "/" + e.to);
       if (e.tcp) {
         // The workload's end lives in its own network namespace.
         if (::setns(cont_net.get(), CLONE_NEWNET) < 0) return sys_error("enter the container's network namespace");
@@ -510,14 +562,15 @@ Result<int> up(const Opts& o) {
   }
   if (px.mesh.accepts) {
     const std::string& role = *px.mesh.role;
-    TRYV(claim_role_socket(px.mesh_dir.get(), role));
-    Fd mdir_rw = TRY(open_file(mdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+    // One instance of the role among any number: <root>/.edges/<role>/<container id>.sock.
+    Fd rdir = TRY(role_dir(mesh_fd.get(), mdir, role));
+    std::string name = st.id + ".sock";
     Listener l;
     l.server = true;
-    l.fd = TRY(listen_unix(mdir_rw.get(), role + ".sock", "server socket of role " + role));
-    saved.server_socket = mdir + "/" + role + ".sock";
+    l.fd = TRY(listen_unix(rdir.get(), name, "server socket of role " + role));
+    saved.server_socket = mdir + "/" + role + "/" + name;
     struct stat sst {};
-    if (::fstatat(mdir_rw.get(), (role + ".sock").c_str(), &sst, AT_SYMLINK_NOFOLLOW) == 0) saved.server_ino = sst.st_ino;
+    if (::fstatat(rdir.get(), name.c_str(), &sst, AT_SYMLINK_NOFOLLOW) == 0) saved.server_ino = sst.st_ino;
     px.listeners.push_back(std::move(l));
     if (!px.mesh.accepts->tcp) px.service_dir = TRY(open_file(cdir + "/service", O_PATH | O_DIRECTORY | O_NOFOLLOW));
   }

@@ -153,7 +153,7 @@ case_no_edge_no_reach() {
     env | grep "^SHARNESS_EDGE_DB" && echo "HAS-DB-ENV"
     [ -e /run/sharness/edges/db.sock ] && echo "HAS-DB-ENDPOINT"
     ls /run/sharness/edges
-    for s in $(find / /run/sharness -xdev -type s 2>/dev/null) /run/sharness/edges/db.sock '"$MESH"'/db.sock; do
+    for s in $(find / /run/sharness -xdev -type s 2>/dev/null) /run/sharness/edges/db.sock '"$MESH/db/$db.sock"'; do
       /bin/edge_peer call unix "$s" from-c && echo "REACHED $s"
     done
     /bin/edge_peer call tcp 5432 from-c && echo "REACHED tcp"
@@ -189,7 +189,7 @@ case_bad_certificates_refused() {
   cp "$STATE/.ca/ca.pem" "$d/foreign/ca.pem"
   for k in role expired foreign; do
     RC=0
-    out=$("$EDGE" connect --cert-dir "$d/$k" --socket "$MESH/db.sock" --role db <<<"payload-$k" 2>"$CASEDIR/$k.err") || RC=$?
+    out=$("$EDGE" connect --cert-dir "$d/$k" --socket "$MESH/db/$db.sock" --role db <<<"payload-$k" 2>"$CASEDIR/$k.err") || RC=$?
     assert_ne 0 "$RC" "a client with a bad certificate ($k) fails"
     assert_eq "" "$out" "no answer for $k"
     assert_eq "" "$(got)" "B's service received no byte after the $k client"
@@ -198,7 +198,7 @@ case_bad_certificates_refused() {
   assert_match "$(cat "$STATE/$db/edge.log")" 'expired'
   # Control: a good certificate from our CA, role app, gets through.
   rt ca issue --role app --name probe --out "$d/good" >/dev/null || fail "ca issue (good)"
-  out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db.sock" --role db <<<"payload-good" 2>&1)
+  out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db/$db.sock" --role db <<<"payload-good" 2>&1)
   assert_eq "reply:payload-good" "$out" "control: the good client is answered"
   assert_eq "payload-good" "$(got)" "only the good client's bytes reached the service"
 }
@@ -209,18 +209,18 @@ case_wire_is_tls() {
   db=$(newid db)
   start_db "$db" unix || return
   # Interpose on the proxies' socket: A's proxy now connects to the tap, which records and relays.
-  mv "$MESH/db.sock" "$MESH/db.real.sock"
-  "$(peer_tool)" tap "$MESH/db.sock" "$MESH/db.real.sock" "$CASEDIR/wire.bin" &
+  mv "$MESH/db/$db.sock" "$MESH/db.real.sock"
+  "$(peer_tool)" tap "$MESH/db/$db.sock" "$MESH/db.real.sock" "$CASEDIR/wire.bin" &
   tap=$!
-  for _ in $(seq 50); do [ -S "$MESH/db.sock" ] && break; sleep 0.1; done
+  for _ in $(seq 50); do [ -S "$MESH/db/$db.sock" ] && break; sleep 0.1; done
   msg=plaintext-secret-$RANDOM$RANDOM
   a=$(newid app)
   p=$(policy app none "$APP_UNIX")
   run_app "$a" "$p" "/bin/edge_peer call unix \"\${SHARNESS_EDGE_DB#unix:}\" $msg; echo"
   kill "$tap" 2>/dev/null || true
   wait "$tap" 2>/dev/null || true
-  rm -f "$MESH/db.sock"
-  mv "$MESH/db.real.sock" "$MESH/db.sock"
+  rm -f "$MESH/db/$db.sock"
+  mv "$MESH/db.real.sock" "$MESH/db/$db.sock"
   assert_line "$OUT" "^reply:$msg\$" "the message went through the tap"
   assert_eq "$msg" "$(got)" "and reached the service in plaintext (control)"
   [ -s "$CASEDIR/wire.bin" ] || fail "the tap captured nothing"
@@ -310,7 +310,7 @@ case_proxies_own_uid_no_caps_end_with_container() {
   [ -d "/proc/$bpid" ] && [ "$(awk '{print $3}' "/proc/$bpid/stat" 2>/dev/null)" != Z ] &&
     fail "B's proxy $bpid outlived delete"
   [ ! -e "$STATE/.uids/${proxy_uids[1]}" ] || fail "B's proxy uid claim left after delete"
-  [ ! -e "$MESH/db.sock" ] || fail "B's server socket left after delete"
+  [ ! -e "$MESH/db/$db.sock" ] || fail "B's server socket left after delete"
   rt delete --force "$a" >/dev/null 2>&1
   [ ! -e "$STATE/.uids/${proxy_uids[0]}" ] || fail "A's proxy uid claim left after delete"
 }
@@ -399,6 +399,41 @@ case_leaf_renewal() {
   assert_match "$(cat "$STATE/$db/edge.log")" 'renewed: certificate' "B's proxy took its new certificate"
 }
 
+# Several instances of one role: each registers <root>/.edges/db/<id>.sock; A's proxy takes
+# them in turn (two calls: one each), and skips one whose proxy is gone.
+case_several_instances_of_a_role() {
+  known_fail runc crun
+  local db1 db2 b1 b2 a p b g1 g2
+  db1=$(newid db1); start_db "$db1" unix || return; b1=$DB_B
+  db2=$(newid db2); start_db "$db2" unix || return; b2=$DB_B
+  [ -S "$MESH/db/$db1.sock" ] && [ -S "$MESH/db/$db2.sock" ] || fail "both instances registered: $(ls "$MESH/db")"
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'for phase in 1 2; do
+      while [ ! -e /rec/go$phase ]; do sleep 0.1; done
+      for m in $(cat /rec/go$phase); do /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$m"; echo; done >/rec/out$phase.tmp
+      mv /rec/out$phase.tmp /rec/out$phase
+    done; sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  echo "m1 m2" >"$b/rootfs/rec/go1"
+  wait_file "$b/rootfs/rec/out1" 10
+  assert_eq "reply:m1 reply:m2" "$(tr '\n' ' ' <"$b/rootfs/rec/out1" | sed 's/ $//')" "both calls answered"
+  g1=$(cat "$b1/rootfs/rec/got.log"); g2=$(cat "$b2/rootfs/rec/got.log")
+  assert_match "$g1" '^m[12]$' "instance 1 got one call"
+  assert_match "$g2" '^m[12]$' "instance 2 got one call"
+  assert_ne "$g1" "$g2" "the two calls went to different instances"
+  # Instance 1 stops: its socket stays registered until delete, but nobody answers on it.
+  rt kill "$db1" KILL >/dev/null 2>&1
+  wait_status "$db1" stopped 10
+  for _ in $(seq 50); do [ -d "/proc/$(proxy_pid "$db1")" ] || break; sleep 0.1; done
+  echo "m3 m4 m5" >"$b/rootfs/rec/go2"
+  wait_file "$b/rootfs/rec/out2" 10
+  assert_eq "reply:m3 reply:m4 reply:m5" "$(tr '\n' ' ' <"$b/rootfs/rec/out2" | sed 's/ $//')" "every call answered by the live one"
+  assert_eq "${g2}m3m4m5" "$(cat "$b2/rootfs/rec/got.log")" "instance 2 got the rest"
+  assert_eq "$g1" "$(cat "$b1/rootfs/rec/got.log")" "the stopped instance got nothing more"
+}
+
 tcase "A reaches B over a unix edge, both ways, both network namespaces empty" case_unix_both_ways_empty_netns
 tcase "A reaches B over a tcp edge, both ways" case_tcp_both_ways
 tcase "with a ports section, Landlock allows the tcp edge ports and denies others" case_tcp_edges_under_landlock_ports
@@ -408,5 +443,6 @@ tcase "the bytes between the proxies are TLS" case_wire_is_tls
 tcase "keys and certificates are gone after delete; a new container gets a new key" case_keys_gone_after_delete
 tcase "proxies: own uids, no capabilities, end with their containers" case_proxies_own_uid_no_caps_end_with_container
 tcase "proxies: seccomp filter, no_new_privs, rlimits, and the edge still works" case_proxy_sandbox
+tcase "several instances of one role: taken in turn, a dead one skipped" case_several_instances_of_a_role
 tcase "a container outliving its leaf gets a new key and certificate and keeps working" case_leaf_renewal
 finish
