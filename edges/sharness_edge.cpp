@@ -14,6 +14,9 @@
 // <root>/.edges; the plaintext legs never leave a container and its proxy.
 #include <dirent.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <openssl/crypto.h>
 #include <poll.h>
@@ -34,6 +37,7 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/file.hpp"
@@ -138,7 +142,14 @@ Result<Fd> connect_unix_in(int dirfd, const std::string& name, const std::string
   return connect_unix_path("/proc/self/fd/" + std::to_string(p.get()), what);
 }
 
-Result<Fd> tcp_listen_local(uint16_t port) {
+std::string ip_text(in_addr addr) {
+  char b[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &addr, b, sizeof b);
+  return b;
+}
+
+Result<Fd> tcp_listen(in_addr addr, uint16_t port) {
+  std::string what = ip_text(addr) + ":" + std::to_string(port);
   Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s) return sys_error("socket(AF_INET)");
   int one = 1;
@@ -146,23 +157,39 @@ Result<Fd> tcp_listen_local(uint16_t port) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) < 0)
-    return sys_error("bind 127.0.0.1:" + std::to_string(port));
-  if (::listen(s.get(), 64) < 0) return sys_error("listen 127.0.0.1:" + std::to_string(port));
+  a.sin_addr = addr;
+  if (::bind(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) < 0) return sys_error("bind " + what);
+  if (::listen(s.get(), 64) < 0) return sys_error("listen " + what);
   return s;
 }
 
-Result<Fd> tcp_connect_local(uint16_t port) {
+Result<Fd> tcp_connect(in_addr addr, uint16_t port) {
   Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s) return sys_error("socket(AF_INET)");
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_addr = addr;
   if (::connect(s.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) < 0)
-    return sys_error("connect 127.0.0.1:" + std::to_string(port));
+    return sys_error("connect " + ip_text(addr) + ":" + std::to_string(port));
   return s;
+}
+
+in_addr loopback() { return in_addr{htonl(INADDR_LOOPBACK)}; }
+Result<Fd> tcp_listen_local(uint16_t port) { return tcp_listen(loopback(), port); }
+Result<Fd> tcp_connect_local(uint16_t port) { return tcp_connect(loopback(), port); }
+
+// The first IPv4 address of an interface other than loopback in the calling thread's network
+// namespace: a container "with a network".
+std::optional<in_addr> network_address() {
+  struct ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) < 0) return std::nullopt;
+  std::optional<in_addr> r;
+  for (auto* i = list; i && !r; i = i->ifa_next)
+    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK) && (i->ifa_flags & IFF_UP))
+      r = reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr;
+  ::freeifaddrs(list);
+  return r;
 }
 
 // ---- the proxy -----------------------------------------------------------------------------
@@ -195,6 +222,7 @@ struct Proxy {
   std::vector<Listener> listeners;
   Fd service_dir;  // <root>/<id>/service (O_PATH) when the service is on a UNIX socket
   Fd init_pidfd;
+  bool networked = false;  // lives in a container network namespace with a non-loopback address
   std::atomic<int> active{0};
 };
 
@@ -208,7 +236,19 @@ Ctx current_ctx(Proxy& px, bool server) {
 
 // A live instance of the role: the registered sockets in turn, starting one further than the
 // last connection did; a socket whose proxy is gone refuses the connection and is skipped.
-Result<Fd> connect_role(RoleDir& rd, const std::string& role, std::string* instance) {
+// A TCP registration's name: <container id>@<IPv4>:<port>.tcp (the name is the record: the
+// proxy can list the registry but may open no file in it).
+Result<Fd> connect_tcp_registration(const std::string& n) {
+  size_t at = n.rfind('@'), colon = n.rfind(':');
+  if (at == std::string::npos || colon == std::string::npos || colon < at) return fail(n + ": not a TCP registration");
+  in_addr addr{};
+  if (::inet_pton(AF_INET, n.substr(at + 1, colon - at - 1).c_str(), &addr) != 1) return fail(n + ": bad address");
+  int port = std::atoi(n.substr(colon + 1, n.size() - 4 - colon - 1).c_str());
+  if (port <= 0 || port > 65535) return fail(n + ": bad port");
+  return tcp_connect(addr, uint16_t(port));
+}
+
+Result<Fd> connect_role(RoleDir& rd, const std::string& role, bool tcp, std::string* instance) {
   std::vector<std::string> names;
   unsigned start = 0;
   {
@@ -216,7 +256,7 @@ Result<Fd> connect_role(RoleDir& rd, const std::string& role, std::string* insta
     ::rewinddir(rd.dir);
     while (struct dirent* e = ::readdir(rd.dir)) {
       std::string n = e->d_name;
-      if (n.size() > 5 && n.ends_with(".sock")) names.push_back(n);
+      if (n.size() > 5 && n.ends_with(tcp ? ".tcp" : ".sock")) names.push_back(n);
     }
     start = rd.next++;
   }
@@ -225,9 +265,9 @@ Result<Fd> connect_role(RoleDir& rd, const std::string& role, std::string* insta
   std::string errors;
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[(start + i) % names.size()];
-    auto fd = connect_unix_in(::dirfd(rd.dir), n, "the " + role + " proxy " + n);
+    auto fd = tcp ? connect_tcp_registration(n) : connect_unix_in(::dirfd(rd.dir), n, "the " + role + " proxy " + n);
     if (fd) {
-      *instance = n.substr(0, n.size() - 5);
+      *instance = n.substr(0, n.rfind('.'));
       return fd;
     }
     errors += (errors.empty() ? "" : "; ") + fd.error().what();
@@ -238,7 +278,11 @@ Result<Fd> connect_role(RoleDir& rd, const std::string& role, std::string* insta
 void serve_client(Proxy& px, Fd plain, policy::Edge edge, RoleDir& peers) {
   std::string what = "edge to " + edge.to;
   std::string instance;
-  auto peer = connect_role(peers, edge.to, &instance);
+  // Over the network when both ends have one (the edge's TCP port is the server's), else on the
+  // host's UNIX sockets.
+  bool over_net = px.networked && edge.tcp;
+  auto peer = connect_role(peers, edge.to, over_net, &instance);
+  if (!peer && over_net) peer = connect_role(peers, edge.to, false, &instance);
   if (!peer) {
     logf(what + ": " + peer.error().what());
     return;
@@ -373,6 +417,9 @@ Result<std::string> confine_proxy(uint32_t uid, const Proxy& px) {
   TRYV(sandbox::drop_to(uid, uid));
   sandbox::Bounds b{proxy_syscalls(), true, {}};
   if (px.mesh.accepts && px.mesh.accepts->tcp) b.connect_ports.push_back(px.mesh.accepts->port);
+  if (px.networked && px.mesh.edges)  // peers' proxies on the network, at the edges' ports
+    for (const auto& e : *px.mesh.edges)
+      if (e.tcp) b.connect_ports.push_back(e.port);
   return sandbox::confine(b);
 }
 
@@ -386,15 +433,17 @@ struct Saved {
   pid_t supervisor = 0;  // its parent, root: renews the leaf, reaps the proxy
   uint64_t supervisor_start = 0;
   uint32_t uid = 0;
-  std::string server_socket;  // <root>/.edges/<role>.sock, "" when none
+  std::string server_socket;  // <root>/.edges/<role>/<id>.sock, "" when none
   uint64_t server_ino = 0;
+  std::string server_tcp;  // <root>/.edges/<role>/<id>@<ip>:<port>.tcp, "" when none
 };
 
 std::string saved_json(const Saved& s) {
   json::Writer w(true);
   w.begin_object().key("pid").integer(s.pid).key("startTime").uinteger(s.start_time).key("uid").uinteger(s.uid);
   w.key("supervisorPid").integer(s.supervisor).key("supervisorStartTime").uinteger(s.supervisor_start);
-  w.kv("serverSocket", s.server_socket).key("serverInode").uinteger(s.server_ino).end_object();
+  w.kv("serverSocket", s.server_socket).key("serverInode").uinteger(s.server_ino).kv("serverTcp", s.server_tcp);
+  w.end_object();
   return w.str() + "\n";
 }
 
@@ -409,6 +458,7 @@ Result<Saved> saved_from(const std::string& text) {
   s.supervisor_start = TRY(TRY(r.need("supervisorStartTime")).as_uint());
   s.server_socket = TRY(TRY(r.need("serverSocket")).as_string());
   s.server_ino = TRY(TRY(r.need("serverInode")).as_uint());
+  if (auto t = r.get("serverTcp")) s.server_tcp = TRY(t->as_string());
   return s;
 }
 
@@ -534,6 +584,11 @@ Result<int> up(const Opts& o) {
   auto pst = proc::stat(st.pid);
   Fd host_net = TRY(open_ns(::getpid(), "net"));
   Fd cont_net = TRY(open_ns(st.pid, "net"));
+  std::optional<in_addr> net_addr;  // the container's non-loopback address, if it has one
+  if (::setns(cont_net.get(), CLONE_NEWNET) < 0) return sys_error("enter the container's network namespace");
+  net_addr = network_address();
+  if (::setns(host_net.get(), CLONE_NEWNET) < 0) return sys_error("return to the host network namespace");
+  px.networked = net_addr.has_value();
 
   std::string mdir = policy::mesh_dir(o.root);
   Fd mesh_fd = TRY(open_file(mdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
@@ -572,6 +627,23 @@ Result<int> up(const Opts& o) {
     struct stat sst {};
     if (::fstatat(rdir.get(), name.c_str(), &sst, AT_SYMLINK_NOFOLLOW) == 0) saved.server_ino = sst.st_ino;
     px.listeners.push_back(std::move(l));
+    if (px.mesh.accepts->tcp && net_addr) {
+      // With a network: also TLS on the container's address, at the service's port (the
+      // service itself is on 127.0.0.1), published by name in the role's registry.
+      uint16_t port = px.mesh.accepts->port;
+      if (::setns(cont_net.get(), CLONE_NEWNET) < 0) return sys_error("enter the container's network namespace");
+      auto ts = tcp_listen(*net_addr, port);
+      if (::setns(host_net.get(), CLONE_NEWNET) < 0) return sys_error("return to the host network namespace");
+      Listener t;
+      t.server = true;
+      t.fd = TRYC("server of role " + role + " on the network", std::move(ts));
+      px.listeners.push_back(std::move(t));
+      std::string reg = st.id + "@" + ip_text(*net_addr) + ":" + std::to_string(port) + ".tcp";
+      ::unlinkat(rdir.get(), reg.c_str(), 0);
+      TRYV(openat_file(rdir.get(), reg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644));
+      if (::fchmodat(rdir.get(), reg.c_str(), 0644, 0) < 0) return sys_error("chmod " + reg);
+      saved.server_tcp = mdir + "/" + role + "/" + reg;
+    }
     if (!px.mesh.accepts->tcp) px.service_dir = TRY(open_file(cdir + "/service", O_PATH | O_DIRECTORY | O_NOFOLLOW));
   }
 
@@ -620,7 +692,9 @@ Result<int> up(const Opts& o) {
       std::string bounds;
       auto go = [&]() -> Result<void> {
         // The service on TCP is in the container's network namespace: live there.
-        if (px.mesh.accepts && px.mesh.accepts->tcp && ::setns(cont_net.get(), CLONE_NEWNET) < 0)
+        // So does a proxy whose container has a network: it reaches peers over it (UNIX
+        // sockets on the host work from any network namespace).
+        if (((px.mesh.accepts && px.mesh.accepts->tcp) || px.networked) && ::setns(cont_net.get(), CLONE_NEWNET) < 0)
           return sys_error("enter the container's network namespace");
         host_net.reset();
         cont_net.reset();
@@ -689,6 +763,9 @@ Result<int> down(const Opts& o) {
   if (!s.server_socket.empty()) {
     struct stat sst {};
     if (::lstat(s.server_socket.c_str(), &sst) == 0 && sst.st_ino == s.server_ino) ::unlink(s.server_socket.c_str());
+  }
+  if (!s.server_tcp.empty()) {
+    ::unlink(s.server_tcp.c_str());
   }
   if (s.uid) TRYV(lifecycle::release_ephemeral_uid(o.root, s.uid, st.id));
   ::unlink(path.c_str());

@@ -434,6 +434,60 @@ case_several_instances_of_a_role() {
   assert_eq "$g1" "$(cat "$b1/rootfs/rec/got.log")" "the stopped instance got nothing more"
 }
 
+# Proxy to proxy over TCP between network namespaces: A and B each join a network namespace
+# this case makes (named after the case, removed at the end), joined by a veth pair. B's proxy
+# listens on B's address at the service's port and registers it; A's proxy connects from A's
+# namespace. tcpdump on B's end of the veth sees the TLS records, never the message.
+case_tcp_between_network_namespaces() {
+  known_fail runc crun
+  command -v tcpdump >/dev/null || { skip "no tcpdump (scripts/install-deps.sh installs it)"; return; }
+  local nsa=sh-edge-a$$ nsb=sh-edge-b$$ db a b pa pb msg cap capid
+  ip netns add "$nsa" && ip netns add "$nsb" || { fail "ip netns add"; return; }
+  # shellcheck disable=SC2064
+  trap "ip netns del $nsa 2>/dev/null; ip netns del $nsb 2>/dev/null; true" EXIT  # the veth goes with them
+  ip link add vea$$ netns "$nsa" type veth peer name veb$$ netns "$nsb" || { fail "veth pair"; return; }
+  ip -n "$nsa" addr add 10.231.77.1/24 dev vea$$ && ip -n "$nsb" addr add 10.231.77.2/24 dev veb$$ &&
+    ip -n "$nsa" link set vea$$ up && ip -n "$nsb" link set veb$$ up &&
+    ip -n "$nsa" link set lo up && ip -n "$nsb" link set lo up || { fail "addresses"; return; }
+  net_policy() { # NAME MEMBERS: like policy, with no "network" key (the bundle's namespace stays)
+    echo "{\"id\": \"$1\", \"version\": 1,
+           \"identity\": {\"uid\": \"ephemeral\", \"capabilities\": [], \"noNewPrivileges\": true}, $2}" >"$CASEDIR/$1.json"
+    echo "$CASEDIR/$1.json"
+  }
+  join() { cfg "$1" --arg p "/run/netns/$2" '.linux.namespaces |= (map(select(.type != "network")) + [{"type": "network", "path": $p}])'; }
+  db=$(newid db)
+  pb=$(net_policy db-net '"role": "db", "accepts": {"roles": ["app"], "over": "tcp", "port": 5432}')
+  DB_B=$(bundle "b-$db" 'exec /bin/edge_peer serve tcp "${SHARNESS_SERVICE##*:}" /rec/got.log') || return
+  join "$DB_B" "$nsb" || return
+  under "$pb"
+  start_detached "$DB_B" "$db" || return
+  wait_file "$DB_B/rootfs/rec/got.log.ready" 10
+  [ -e "$MESH/db/$db@10.231.77.2:5432.tcp" ] || fail "B's network address is not registered: $(ls "$MESH/db")"
+  cap=$CASEDIR/wire.pcap
+  ip netns exec "$nsb" tcpdump -Z root --immediate-mode -i veb$$ -U -w "$cap" tcp port 5432 2>"$CASEDIR/tcpdump.err" &
+  capid=$!
+  for _ in $(seq 50); do grep -q "listening on" "$CASEDIR/tcpdump.err" && break; sleep 0.1; done
+  msg=plaintext-over-veth-$RANDOM$RANDOM
+  a=$(newid app)
+  pa=$(net_policy app-net '"role": "app", "edges": [{"to": "db", "over": "tcp", "port": 5432}]')
+  b=$(bundle "a-$a" "/bin/edge_peer call tcp \"\${SHARNESS_EDGE_DB##*:}\" $msg; echo") || return
+  join "$b" "$nsa" || return
+  under "$pa"
+  run_in "$b" "$a"
+  # Until the capture holds both ends' FIN (the whole connection), at most five seconds.
+  for _ in $(seq 50); do [ "$(tcpdump -r "$cap" -nn 2>/dev/null | grep -c 'Flags \[F')" -ge 2 ] && break; sleep 0.1; done
+  kill "$capid" 2>/dev/null; wait "$capid" 2>/dev/null
+  assert_rc 0
+  assert_line "$OUT" "^reply:$msg\$" "A got B's answer"
+  assert_eq "$msg" "$(got)" "B's service got the message"
+  assert_match "$(cat "$STATE/$db/edge.log")" "service: accepted spiffe://sharness.local/role/app/$a" "B's proxy checked A"
+  [ -s "$cap" ] || fail "tcpdump captured nothing: $(cat "$CASEDIR/tcpdump.err")"
+  assert_match "$(tcpdump -r "$cap" -nn 2>/dev/null | head -3)" '10.231.77.1\.[0-9]+ > 10.231.77.2\.5432' "the capture is the proxies' connection"
+  grep -aqF "$msg" "$cap" && fail "the message is in plaintext on the wire"
+  grep -aqF "reply:" "$cap" && fail "the answer is in plaintext on the wire"
+  LC_ALL=C grep -aqP '\x16\x03\x01' "$cap" || fail "no TLS handshake record in the capture"
+}
+
 tcase "A reaches B over a unix edge, both ways, both network namespaces empty" case_unix_both_ways_empty_netns
 tcase "A reaches B over a tcp edge, both ways" case_tcp_both_ways
 tcase "with a ports section, Landlock allows the tcp edge ports and denies others" case_tcp_edges_under_landlock_ports
@@ -444,5 +498,6 @@ tcase "keys and certificates are gone after delete; a new container gets a new k
 tcase "proxies: own uids, no capabilities, end with their containers" case_proxies_own_uid_no_caps_end_with_container
 tcase "proxies: seccomp filter, no_new_privs, rlimits, and the edge still works" case_proxy_sandbox
 tcase "several instances of one role: taken in turn, a dead one skipped" case_several_instances_of_a_role
+tcase "proxy to proxy over TCP between two network namespaces; the wire is TLS" case_tcp_between_network_namespaces
 tcase "a container outliving its leaf gets a new key and certificate and keeps working" case_leaf_renewal
 finish
