@@ -8,10 +8,13 @@
 // `up` reads the container's saved config (its "sharness"."edges" block) and identity, makes
 // every listening socket while still root (the client ends of UNIX edges in <root>/<id>/edges,
 // of TCP edges on 127.0.0.1 inside the container's network namespace, and the server socket
-// <root>/.edges/<role>/<id>.sock), then forks one proxy process that drops to a throwaway uid of its
-// own (no groups, no capabilities in any set, no_new_privs, not dumpable) and serves until the
-// container's init exits. Connections between proxies are TLS 1.3 over the UNIX sockets of
-// <root>/.edges; the plaintext legs never leave a container and its proxy.
+// <root>/.edges/<role>/<id>.sock), then forks a supervisor which forks the proxy. The proxy
+// drops to a throwaway uid of its own (no groups, no capabilities in any set, no_new_privs, not
+// dumpable, seccomp, Landlock) and serves until the container's init exits; the supervisor
+// stays root with three capabilities to renew the leaf (docs/edges.md "Renewal") and to reap
+// and stop the proxy. Connections between proxies are TLS 1.3 over the UNIX sockets of
+// <root>/.edges/<role>/, or over TCP between containers that have networks; the plaintext legs
+// never leave a container and its proxy.
 #include <dirent.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
@@ -23,6 +26,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,6 +53,7 @@
 #include "runtime/cli/args.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/self_sandbox.hpp"
 #include "spec-mapping/extension.hpp"
@@ -516,6 +521,23 @@ Result<int64_t> renew(Renewal& rn) {
   return leaf.not_after - int64_t(::time(nullptr));
 }
 
+// The supervisor keeps of root only what renewal and stopping the proxy need: writing into the
+// container's tmpfs (owned by its user, 0500), giving the new files to that user, signalling
+// the proxy (another uid). Not dumpable: a key passes through its memory at each renewal.
+Result<void> bound_supervisor() {
+  oci::Capabilities keep;
+  keep.bounding = keep.effective = keep.permitted =
+      std::vector<std::string>{"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_KILL"};
+  keep.inheritable = keep.ambient = std::vector<std::string>{};
+  TRYVC("supervisor", caps::apply_bounding(keep));
+  TRYVC("supervisor", caps::apply_sets(keep));
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return sys_error("supervisor: no_new_privs");
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) return sys_error("supervisor: dumpable");
+  struct rlimit core {0, 0};
+  if (::setrlimit(RLIMIT_CORE, &core) < 0) return sys_error("supervisor: RLIMIT_CORE");
+  return {};
+}
+
 // Root, but holding nothing secret between renewals: waits for the container's init (then
 // stops the proxy), for the proxy (then ends), or for the time to renew: when a third of the
 // leaf's life is left. A failed renewal is retried every few seconds and logged.
@@ -721,6 +743,7 @@ Result<int> up(const Opts& o) {
     host_net.reset();
     cont_net.reset();
     ::prctl(PR_SET_NAME, "sharness-edge-s", 0, 0, 0);
+    if (auto b = bound_supervisor(); !b) logf(b.error().what());  // it still stops the proxy
     supervise(std::move(rn), std::move(px.init_pidfd), child);
   }
   wr.reset();

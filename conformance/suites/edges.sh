@@ -367,6 +367,12 @@ case_leaf_renewal() {
   under "$p"
   start_detached "$b" "$a" || return
   fp() { rt state "$1" | jq -r '.annotations["org.sharness.identity.fingerprint"]'; }
+  # The renewer (the proxy's parent) keeps CAP_CHOWN, CAP_DAC_OVERRIDE and CAP_KILL only.
+  local sup
+  sup=$(jq -r .supervisorPid "$STATE/$db/edge.json")
+  assert_eq 0000000000000023 "$(status_field "$(cat "/proc/$sup/status")" CapEff)" "supervisor CapEff"
+  assert_eq 0000000000000023 "$(status_field "$(cat "/proc/$sup/status")" CapBnd)" "supervisor CapBnd"
+  assert_eq 0 "$(status_field "$(cat "/proc/$sup/status")" Uid | awk '{print $1}')" "supervisor uid"
   fa1=$(fp "$a"); fb1=$(fp "$db")
   ka1=$(cat "$STATE/$a/identity/key.pem"); kb1=$(cat "$STATE/$db/identity/key.pem")
   cp "$STATE/$a/identity/cert.pem" "$CASEDIR/a1.pem"
