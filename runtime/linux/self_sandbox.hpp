@@ -1,5 +1,5 @@
 // The harsh bounds a helper process (the KMS gate and worker, the edge proxy) puts on itself
-// once it holds what it needs (docs/kms.md "Sandbox", docs/edges.md "The proxies"). Each step
+// once it holds what it needs (docs/kms.md, docs/edges.md "The proxies"). Each step
 // is one call so a main reads as the list of DESIGN.md §2:
 //   empty_root      a fresh mount namespace whose root is an empty read-only tmpfs
 //   harden          PR_SET_DUMPABLE 0, RLIMIT_CORE 0 and MEMLOCK 0, few files, few threads
