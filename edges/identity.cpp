@@ -281,4 +281,26 @@ Result<void> write_leaf(int dirfd, const Leaf& leaf, uint32_t uid, uint32_t gid)
   return {};
 }
 
+Result<void> replace_leaf(int dirfd, const Leaf& leaf, uint32_t uid, uint32_t gid) {
+  // The key first: a reader between the two renames pairs the old certificate with the new key,
+  // which fails loudly, rather than keeping a key that is about to be useless.
+  for (auto [name, text] : {std::pair{kKeyFile, &leaf.key_pem}, {kCertFile, &leaf.cert_pem}, {kCaFile, &leaf.ca_pem}}) {
+    std::string tmp = std::string(name) + ".new";
+    ::unlinkat(dirfd, tmp.c_str(), 0);
+    {
+      Fd f = TRY(openat_file(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0400));
+      TRYV(write_all(f.get(), *text, tmp));
+      if (::fchown(f.get(), uid, gid) < 0) return sys_error("chown " + tmp);
+    }
+    if (::renameat(dirfd, tmp.c_str(), dirfd, name) < 0) return sys_error(std::string("rename ") + tmp + " to " + name);
+  }
+  return {};
+}
+
+int64_t seconds_left(X509* cert) {
+  int days = 0, secs = 0;
+  if (!ASN1_TIME_diff(&days, &secs, nullptr, X509_get0_notAfter(cert))) return 0;
+  return int64_t(days) * 86400 + secs;
+}
+
 }  // namespace sh::identity

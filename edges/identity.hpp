@@ -106,6 +106,13 @@ Result<Leaf> issue_leaf(const Ca& ca, const LeafRequest& req);
 // owned by uid:gid. Used for the container's identity tmpfs.
 Result<void> write_leaf(int dirfd, const Leaf& leaf, uint32_t uid, uint32_t gid);
 
+// Replace them (renewal): each file written beside its name and renamed over it, so a reader
+// sees a whole old file or a whole new one.
+Result<void> replace_leaf(int dirfd, const Leaf& leaf, uint32_t uid, uint32_t gid);
+
+// Seconds from now until `cert` expires (negative once it has).
+int64_t seconds_left(X509* cert);
+
 // The last OpenSSL error queue entries as text (and clears the queue).
 std::string ssl_errors();
 

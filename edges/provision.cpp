@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "base/fd.hpp"
@@ -79,6 +80,15 @@ Result<void> remove_tree(const std::string& path) {
   return {};
 }
 
+Result<std::string> current_fingerprint(const std::string& root, const std::string& id) {
+  policy::MeshHost h;
+  h.state_root = root;
+  h.id = id;
+  std::string path = policy::host_identity_dir(h) + "/" + identity::kCertFile;
+  auto cert = TRY(identity::cert_from_pem(TRY(read_file(path, 1 << 16)), path));
+  return identity::fingerprint(cert.get());
+}
+
 Result<std::string> edge_binary_path() {
   std::string self = TRY(sealed_exe::binary_path());
   std::string path = self.substr(0, self.rfind('/') + 1) + "sharness-edge";
@@ -87,13 +97,20 @@ Result<std::string> edge_binary_path() {
   return path;
 }
 
+identity::LeafRequest leaf_request(const std::string& role, const std::string& id, int64_t seconds) {
+  identity::LeafRequest req;
+  req.role = role;
+  req.name = id;
+  req.seconds = seconds;
+  req.backdate = std::min<int64_t>(60, seconds / 4);
+  return req;
+}
+
 Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
-                              uint32_t uid, uint32_t gid) {
+                              uint32_t uid, uint32_t gid, int64_t leaf_seconds) {
   if (!m.active()) return fail("edges: the policy gives the container no role");
   auto ca = TRYC("edges: CA", identity::Ca::ensure(ca_dir));
-  identity::LeafRequest req;
-  req.role = *m.role;
-  req.name = h.id;
+  auto req = leaf_request(*m.role, h.id, leaf_seconds);
   auto leaf = TRYC("edges: certificate for " + h.id, identity::issue_leaf(ca, req));
 
   std::string idir = policy::host_identity_dir(h);

@@ -4,13 +4,14 @@
 //                         for this container, never written to disk, gone when the tmpfs is;
 //   <root>/<id>/edges     0755 root: the client proxy's plaintext sockets, one per UNIX edge;
 //   <root>/<id>/service   0711, owned by the container's user: where its service listens;
-//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>.sock.
+//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>/<id>.sock.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "base/error.hpp"
+#include "edges/identity.hpp"
 #include "oci/config.hpp"
 #include "spec-mapping/mesh.hpp"
 
@@ -26,11 +27,19 @@ inline constexpr const char* kAnnotationFingerprint = "org.sharness.identity.fin
 inline constexpr const char* kAnnotationUri = "org.sharness.identity.uri";
 
 // Issue the container's leaf from the CA in ca_dir (created on first use) and lay out the
-// directories above. uid/gid: the container user as the host sees it.
+// directories above. uid/gid: the container user as the host sees it. `leaf_seconds`: the
+// leaf's lifetime (the runtime config's edges.leafSeconds).
 Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
-                              uint32_t uid, uint32_t gid);
+                              uint32_t uid, uint32_t gid, int64_t leaf_seconds);
+
+// A leaf request for a container: its role and id, `seconds` of validity, backdated by at
+// most a minute and never by more than a quarter of its life (short test lifetimes).
+identity::LeafRequest leaf_request(const std::string& role, const std::string& id, int64_t seconds);
 // Unmount the identity tmpfs and remove the container's directories. Idempotent.
 Result<void> unprovision(const policy::MeshHost& h);
+
+// The SHA-256 fingerprint of the certificate now in <root>/<id>/identity (renewal replaces it).
+Result<std::string> current_fingerprint(const std::string& root, const std::string& id);
 
 // sharness-edge next to the running binary (/proc/self/exe).
 Result<std::string> edge_binary_path();

@@ -30,7 +30,7 @@
 #include "kms/freezer.hpp"
 #include "kms/gate.hpp"
 #include "kms/kms_log.hpp"
-#include "kms/sandbox.hpp"
+#include "runtime/linux/self_sandbox.hpp"
 #include "kms/worker.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -85,7 +85,7 @@ std::string describe_status(int st) {
 }
 
 std::vector<std::string> gate_syscalls() {
-  auto s = base_syscalls();
+  auto s = sandbox::base_syscalls();
   for (const char* n : {"accept4", "poll", "setsockopt", "shutdown", "sendto", "recvfrom", "wait4", "pread64", "pwrite64"})
     s.push_back(n);
   return s;
@@ -141,10 +141,10 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   Fd sig(::signalfd(-1, &ss, SFD_CLOEXEC));
   if (!sig) return sys_error("signalfd");
   if (::unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS) != 0) return sys_error("gate: unshare");
-  TRYVC("gate", empty_root());
-  TRYVC("gate", harden(16));
-  TRYVC("gate", drop_to(gate_uid, gate_uid));
-  std::string ll = TRYC("gate", confine(gate_syscalls()));
+  TRYVC("gate", sandbox::empty_root());
+  TRYVC("gate", sandbox::harden(16));
+  TRYVC("gate", sandbox::drop_to(gate_uid, gate_uid));
+  std::string ll = TRYC("gate", sandbox::confine(gate_syscalls()));
   log_line(log_fd, c.name, "gate", "sandboxed: uid " + std::to_string(gate_uid) + ", " + ll);
   (void)!::write(ready, "ok", 2);
   ::close(ready);

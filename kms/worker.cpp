@@ -8,7 +8,7 @@
 
 #include "base/file.hpp"
 #include "kms/kms_log.hpp"
-#include "kms/sandbox.hpp"
+#include "runtime/linux/self_sandbox.hpp"
 #include "kms/vault.hpp"
 
 namespace sh::kms {
@@ -16,7 +16,7 @@ namespace {
 
 // The worker's whole syscall surface once sandboxed: read a request, write a response,
 // allocate, get randomness and the time. No open, no socket, no exec, no fork.
-std::vector<std::string> worker_syscalls() { return base_syscalls(); }
+std::vector<std::string> worker_syscalls() { return sandbox::base_syscalls(); }
 
 Result<void> send_msg(int chan, std::string_view s) {
   // write(2), not send(2): one syscall fewer in the allowlist (SEQPACKET keeps the boundary).
@@ -30,15 +30,15 @@ Result<Keyring> setup(const Config& c, int chan, int log_fd, uid_t uid) {
   if (::read(chan, &go, 1) != 1 || go != 'g') return fail("worker: no go from the gate");
   Keyring k = TRY(open_keyring(c));
   log_line(log_fd, c.name, "worker", "master keys of " + std::to_string(k.ids.size()) + " vault(s) in " + k.mem.describe());
-  TRYVC("worker", empty_root());
-  TRYVC("worker", harden(8));
+  TRYVC("worker", sandbox::empty_root());
+  TRYVC("worker", sandbox::harden(8));
   // Warm up every algorithm once, so OpenSSL's lazy loading happens before the seccomp filter.
   std::string warm = answer(c, k, format_request(Request{"-", "-", "-", 1, TRY(x25519_generate()).pub}), 0, nullptr);
   scrub(warm.data(), warm.size());
   TRYVC("worker", derive(k.scratch(), "warm", "up", "x", k.scratch()));
   scrub(k.scratch().data(), kKeyLen);
-  TRYVC("worker", drop_to(uid, uid));
-  std::string ll = TRYC("worker", confine(worker_syscalls()));
+  TRYVC("worker", sandbox::drop_to(uid, uid));
+  std::string ll = TRYC("worker", sandbox::confine(worker_syscalls()));
   log_line(log_fd, c.name, "worker",
            "sandboxed: uid " + std::to_string(uid) + ", empty root, no capabilities, no_new_privs, seccomp, " + ll);
   return k;

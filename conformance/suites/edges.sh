@@ -153,7 +153,7 @@ case_no_edge_no_reach() {
     env | grep "^SHARNESS_EDGE_DB" && echo "HAS-DB-ENV"
     [ -e /run/sharness/edges/db.sock ] && echo "HAS-DB-ENDPOINT"
     ls /run/sharness/edges
-    for s in $(find / /run/sharness -xdev -type s 2>/dev/null) /run/sharness/edges/db.sock '"$MESH"'/db.sock; do
+    for s in $(find / /run/sharness -xdev -type s 2>/dev/null) /run/sharness/edges/db.sock '"$MESH/db/$db.sock"'; do
       /bin/edge_peer call unix "$s" from-c && echo "REACHED $s"
     done
     /bin/edge_peer call tcp 5432 from-c && echo "REACHED tcp"
@@ -189,7 +189,7 @@ case_bad_certificates_refused() {
   cp "$STATE/.ca/ca.pem" "$d/foreign/ca.pem"
   for k in role expired foreign; do
     RC=0
-    out=$("$EDGE" connect --cert-dir "$d/$k" --socket "$MESH/db.sock" --role db <<<"payload-$k" 2>"$CASEDIR/$k.err") || RC=$?
+    out=$("$EDGE" connect --cert-dir "$d/$k" --socket "$MESH/db/$db.sock" --role db <<<"payload-$k" 2>"$CASEDIR/$k.err") || RC=$?
     assert_ne 0 "$RC" "a client with a bad certificate ($k) fails"
     assert_eq "" "$out" "no answer for $k"
     assert_eq "" "$(got)" "B's service received no byte after the $k client"
@@ -198,7 +198,7 @@ case_bad_certificates_refused() {
   assert_match "$(cat "$STATE/$db/edge.log")" 'expired'
   # Control: a good certificate from our CA, role app, gets through.
   rt ca issue --role app --name probe --out "$d/good" >/dev/null || fail "ca issue (good)"
-  out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db.sock" --role db <<<"payload-good" 2>&1)
+  out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db/$db.sock" --role db <<<"payload-good" 2>&1)
   assert_eq "reply:payload-good" "$out" "control: the good client is answered"
   assert_eq "payload-good" "$(got)" "only the good client's bytes reached the service"
 }
@@ -209,18 +209,18 @@ case_wire_is_tls() {
   db=$(newid db)
   start_db "$db" unix || return
   # Interpose on the proxies' socket: A's proxy now connects to the tap, which records and relays.
-  mv "$MESH/db.sock" "$MESH/db.real.sock"
-  "$(peer_tool)" tap "$MESH/db.sock" "$MESH/db.real.sock" "$CASEDIR/wire.bin" &
+  mv "$MESH/db/$db.sock" "$MESH/db.real.sock"
+  "$(peer_tool)" tap "$MESH/db/$db.sock" "$MESH/db.real.sock" "$CASEDIR/wire.bin" &
   tap=$!
-  for _ in $(seq 50); do [ -S "$MESH/db.sock" ] && break; sleep 0.1; done
+  for _ in $(seq 50); do [ -S "$MESH/db/$db.sock" ] && break; sleep 0.1; done
   msg=plaintext-secret-$RANDOM$RANDOM
   a=$(newid app)
   p=$(policy app none "$APP_UNIX")
   run_app "$a" "$p" "/bin/edge_peer call unix \"\${SHARNESS_EDGE_DB#unix:}\" $msg; echo"
   kill "$tap" 2>/dev/null || true
   wait "$tap" 2>/dev/null || true
-  rm -f "$MESH/db.sock"
-  mv "$MESH/db.real.sock" "$MESH/db.sock"
+  rm -f "$MESH/db/$db.sock"
+  mv "$MESH/db.real.sock" "$MESH/db/$db.sock"
   assert_line "$OUT" "^reply:$msg\$" "the message went through the tap"
   assert_eq "$msg" "$(got)" "and reached the service in plaintext (control)"
   [ -s "$CASEDIR/wire.bin" ] || fail "the tap captured nothing"
@@ -310,9 +310,188 @@ case_proxies_own_uid_no_caps_end_with_container() {
   [ -d "/proc/$bpid" ] && [ "$(awk '{print $3}' "/proc/$bpid/stat" 2>/dev/null)" != Z ] &&
     fail "B's proxy $bpid outlived delete"
   [ ! -e "$STATE/.uids/${proxy_uids[1]}" ] || fail "B's proxy uid claim left after delete"
-  [ ! -e "$MESH/db.sock" ] || fail "B's server socket left after delete"
+  [ ! -e "$MESH/db/$db.sock" ] || fail "B's server socket left after delete"
   rt delete --force "$a" >/dev/null 2>&1
   [ ! -e "$STATE/.uids/${proxy_uids[0]}" ] || fail "A's proxy uid claim left after delete"
+}
+
+# The proxy's harsh bounds: a seccomp filter (mode 2), no_new_privs, no capabilities, small
+# rlimits, Landlock; and the edge still carries a message both ways through it.
+case_proxy_sandbox() {
+  known_fail runc crun
+  local db a p b pid s lim
+  db=$(newid db)
+  start_db "$db" unix || return
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  for pid in "$(proxy_pid "$a")" "$(proxy_pid "$db")"; do
+    s=$(cat "/proc/$pid/status") || { fail "proxy $pid is not running"; continue; }
+    assert_eq 2 "$(status_field "$s" Seccomp)" "proxy $pid: a seccomp filter"
+    assert_eq 1 "$(status_field "$s" NoNewPrivs)" "proxy $pid NoNewPrivs"
+    assert_eq 0000000000000000 "$(status_field "$s" CapEff)" "proxy $pid CapEff"
+    assert_eq 0000000000000000 "$(status_field "$s" CapBnd)" "proxy $pid CapBnd"
+    lim=$(cat "/proc/$pid/limits")
+    assert_match "$lim" 'Max core file size +0 +0 ' "proxy $pid RLIMIT_CORE"
+    assert_match "$lim" 'Max open files +224 +224 ' "proxy $pid RLIMIT_NOFILE"
+    assert_match "$lim" 'Max processes +72 +72 ' "proxy $pid RLIMIT_NPROC"
+  done
+  assert_match "$(cat "$STATE/$db/edge.log")" 'seccomp allowlist, landlock ABI [0-9]+: fs \[' "the log says what binds it"
+  echo "through-the-filter" >"$b/rootfs/rec/go"
+  wait_file "$b/rootfs/rec/out" 10
+  assert_eq "reply:through-the-filter" "$(cat "$b/rootfs/rec/out" 2>/dev/null)" "A got B's answer through both filtered proxies"
+  assert_eq "through-the-filter" "$(got)" "B's service got the message"
+  # Neither proxy was killed by its filter: both still serve.
+  for pid in "$(proxy_pid "$a")" "$(proxy_pid "$db")"; do
+    assert_eq 2 "$(status_field "$(cat "/proc/$pid/status" 2>/dev/null)" Seccomp)" "proxy $pid still running"
+  done
+  assert_not_contains "$(cat "$STATE/$db/edge.log" "$STATE/$a/edge.log")" "the proxy ended" "no proxy died"
+}
+
+# Renewal: with a 20 s leaf, both containers outlive their first certificates; each gets a new
+# key and certificate (state reports the new fingerprint), and the edge works after the old
+# ones expired (B would refuse A's expired certificate, A would refuse B's).
+case_leaf_renewal() {
+  known_fail runc crun
+  local rc db a p b fa1 fb1 fa2 fb2 ka1 kb1 i x
+  rc=$CASEDIR/runtime.json
+  echo '{"edges": {"leafSeconds": 20}}' >"$rc"
+  RT_BASE=("${RT_BASE[@]}" --config "$rc")
+  db=$(newid db)
+  start_db "$db" unix || return
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  fp() { rt state "$1" | jq -r '.annotations["org.sharness.identity.fingerprint"]'; }
+  # The renewer (the proxy's parent) keeps CAP_CHOWN, CAP_DAC_OVERRIDE and CAP_KILL only.
+  local sup
+  sup=$(jq -r .supervisorPid "$STATE/$db/edge.json")
+  assert_eq 0000000000000023 "$(status_field "$(cat "/proc/$sup/status")" CapEff)" "supervisor CapEff"
+  assert_eq 0000000000000023 "$(status_field "$(cat "/proc/$sup/status")" CapBnd)" "supervisor CapBnd"
+  assert_eq 0 "$(status_field "$(cat "/proc/$sup/status")" Uid | awk '{print $1}')" "supervisor uid"
+  fa1=$(fp "$a"); fb1=$(fp "$db")
+  ka1=$(cat "$STATE/$a/identity/key.pem"); kb1=$(cat "$STATE/$db/identity/key.pem")
+  cp "$STATE/$a/identity/cert.pem" "$CASEDIR/a1.pem"
+  cp "$STATE/$db/identity/cert.pem" "$CASEDIR/b1.pem"
+  assert_match "$(openssl x509 -in "$CASEDIR/a1.pem" -noout -checkend 25 || true)" 'will expire' "a 20 s leaf"
+  # The old certificates expire (openssl -checkend 0 fails).
+  expired() { ! openssl x509 -in "$1" -noout -checkend 0 >/dev/null; }
+  for ((i = 0; i < 300; i++)); do
+    expired "$CASEDIR/a1.pem" && expired "$CASEDIR/b1.pem" && break
+    sleep 0.1
+  done
+  expired "$CASEDIR/a1.pem" || fail "A's first certificate did not expire"
+  expired "$CASEDIR/b1.pem" || fail "B's first certificate did not expire"
+  fa2=$(fp "$a"); fb2=$(fp "$db")
+  assert_ne "$fa1" "$fa2" "A has a new certificate"
+  assert_ne "$fb1" "$fb2" "B has a new certificate"
+  for x in "$a:$fa2" "$db:$fb2"; do
+    assert_eq "${x#*:}" "$(openssl x509 -in "$STATE/${x%%:*}/identity/cert.pem" -noout -fingerprint -sha256 | cut -d= -f2 | tr -d : | tr A-F a-f)" \
+      "state reports the certificate ${x%%:*} holds now"
+  done
+  assert_ne "$ka1" "$(cat "$STATE/$a/identity/key.pem")" "A has a new key"
+  assert_ne "$kb1" "$(cat "$STATE/$db/identity/key.pem")" "B has a new key"
+  openssl x509 -in "$STATE/$a/identity/cert.pem" -noout -checkend 0 >/dev/null || fail "A's new certificate is not valid"
+  assert_match "$(openssl x509 -in "$STATE/$a/identity/cert.pem" -noout -ext subjectAltName)" "URI:spiffe://sharness.local/role/app/$a"
+  echo "after-renewal" >"$b/rootfs/rec/go"
+  wait_file "$b/rootfs/rec/out" 10
+  assert_eq "reply:after-renewal" "$(cat "$b/rootfs/rec/out" 2>/dev/null)" "the edge works after the first leaves expired"
+  assert_eq "after-renewal" "$(got)"
+  assert_match "$(cat "$STATE/$a/edge.log")" 'renewed: certificate' "A's proxy took its new certificate"
+  assert_match "$(cat "$STATE/$db/edge.log")" 'renewed: certificate' "B's proxy took its new certificate"
+}
+
+# Several instances of one role: each registers <root>/.edges/db/<id>.sock; A's proxy takes
+# them in turn (two calls: one each), and skips one whose proxy is gone.
+case_several_instances_of_a_role() {
+  known_fail runc crun
+  local db1 db2 b1 b2 a p b g1 g2
+  db1=$(newid db1); start_db "$db1" unix || return; b1=$DB_B
+  db2=$(newid db2); start_db "$db2" unix || return; b2=$DB_B
+  [ -S "$MESH/db/$db1.sock" ] && [ -S "$MESH/db/$db2.sock" ] || fail "both instances registered: $(ls "$MESH/db")"
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" 'for phase in 1 2; do
+      while [ ! -e /rec/go$phase ]; do sleep 0.1; done
+      for m in $(cat /rec/go$phase); do /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$m"; echo; done >/rec/out$phase.tmp
+      mv /rec/out$phase.tmp /rec/out$phase
+    done; sleep 60')
+  under "$p"
+  start_detached "$b" "$a" || return
+  echo "m1 m2" >"$b/rootfs/rec/go1"
+  wait_file "$b/rootfs/rec/out1" 10
+  assert_eq "reply:m1 reply:m2" "$(tr '\n' ' ' <"$b/rootfs/rec/out1" | sed 's/ $//')" "both calls answered"
+  g1=$(cat "$b1/rootfs/rec/got.log"); g2=$(cat "$b2/rootfs/rec/got.log")
+  assert_match "$g1" '^m[12]$' "instance 1 got one call"
+  assert_match "$g2" '^m[12]$' "instance 2 got one call"
+  assert_ne "$g1" "$g2" "the two calls went to different instances"
+  # Instance 1 stops: its socket stays registered until delete, but nobody answers on it.
+  rt kill "$db1" KILL >/dev/null 2>&1
+  wait_status "$db1" stopped 10
+  for _ in $(seq 50); do [ -d "/proc/$(proxy_pid "$db1")" ] || break; sleep 0.1; done
+  echo "m3 m4 m5" >"$b/rootfs/rec/go2"
+  wait_file "$b/rootfs/rec/out2" 10
+  assert_eq "reply:m3 reply:m4 reply:m5" "$(tr '\n' ' ' <"$b/rootfs/rec/out2" | sed 's/ $//')" "every call answered by the live one"
+  assert_eq "${g2}m3m4m5" "$(cat "$b2/rootfs/rec/got.log")" "instance 2 got the rest"
+  assert_eq "$g1" "$(cat "$b1/rootfs/rec/got.log")" "the stopped instance got nothing more"
+}
+
+# Proxy to proxy over TCP between network namespaces: A and B each join a network namespace
+# this case makes (named after the case, removed at the end), joined by a veth pair. B's proxy
+# listens on B's address at the service's port and registers it; A's proxy connects from A's
+# namespace. tcpdump on B's end of the veth sees the TLS records, never the message.
+case_tcp_between_network_namespaces() {
+  known_fail runc crun
+  command -v tcpdump >/dev/null || { skip "no tcpdump (scripts/install-deps.sh installs it)"; return; }
+  local nsa=sh-edge-a$$ nsb=sh-edge-b$$ db a b pa pb msg cap capid
+  ip netns add "$nsa" && ip netns add "$nsb" || { fail "ip netns add"; return; }
+  # shellcheck disable=SC2064
+  trap "ip netns del $nsa 2>/dev/null; ip netns del $nsb 2>/dev/null; true" EXIT  # the veth goes with them
+  ip link add vea$$ netns "$nsa" type veth peer name veb$$ netns "$nsb" || { fail "veth pair"; return; }
+  ip -n "$nsa" addr add 10.231.77.1/24 dev vea$$ && ip -n "$nsb" addr add 10.231.77.2/24 dev veb$$ &&
+    ip -n "$nsa" link set vea$$ up && ip -n "$nsb" link set veb$$ up &&
+    ip -n "$nsa" link set lo up && ip -n "$nsb" link set lo up || { fail "addresses"; return; }
+  net_policy() { # NAME MEMBERS: like policy, with no "network" key (the bundle's namespace stays)
+    echo "{\"id\": \"$1\", \"version\": 1,
+           \"identity\": {\"uid\": \"ephemeral\", \"capabilities\": [], \"noNewPrivileges\": true}, $2}" >"$CASEDIR/$1.json"
+    echo "$CASEDIR/$1.json"
+  }
+  join() { cfg "$1" --arg p "/run/netns/$2" '.linux.namespaces |= (map(select(.type != "network")) + [{"type": "network", "path": $p}])'; }
+  db=$(newid db)
+  pb=$(net_policy db-net '"role": "db", "accepts": {"roles": ["app"], "over": "tcp", "port": 5432}')
+  DB_B=$(bundle "b-$db" 'exec /bin/edge_peer serve tcp "${SHARNESS_SERVICE##*:}" /rec/got.log') || return
+  join "$DB_B" "$nsb" || return
+  under "$pb"
+  start_detached "$DB_B" "$db" || return
+  wait_file "$DB_B/rootfs/rec/got.log.ready" 10
+  [ -e "$MESH/db/$db@10.231.77.2:5432.tcp" ] || fail "B's network address is not registered: $(ls "$MESH/db")"
+  cap=$CASEDIR/wire.pcap
+  ip netns exec "$nsb" tcpdump -Z root --immediate-mode -i veb$$ -U -w "$cap" tcp port 5432 2>"$CASEDIR/tcpdump.err" &
+  capid=$!
+  for _ in $(seq 50); do grep -q "listening on" "$CASEDIR/tcpdump.err" && break; sleep 0.1; done
+  msg=plaintext-over-veth-$RANDOM$RANDOM
+  a=$(newid app)
+  pa=$(net_policy app-net '"role": "app", "edges": [{"to": "db", "over": "tcp", "port": 5432}]')
+  b=$(bundle "a-$a" "/bin/edge_peer call tcp \"\${SHARNESS_EDGE_DB##*:}\" $msg; echo") || return
+  join "$b" "$nsa" || return
+  under "$pa"
+  run_in "$b" "$a"
+  # Until the capture holds both ends' FIN (the whole connection), at most five seconds.
+  for _ in $(seq 50); do [ "$(tcpdump -r "$cap" -nn 2>/dev/null | grep -c 'Flags \[F')" -ge 2 ] && break; sleep 0.1; done
+  kill "$capid" 2>/dev/null; wait "$capid" 2>/dev/null
+  assert_rc 0
+  assert_line "$OUT" "^reply:$msg\$" "A got B's answer"
+  assert_eq "$msg" "$(got)" "B's service got the message"
+  assert_match "$(cat "$STATE/$db/edge.log")" "service: accepted spiffe://sharness.local/role/app/$a" "B's proxy checked A"
+  [ -s "$cap" ] || fail "tcpdump captured nothing: $(cat "$CASEDIR/tcpdump.err")"
+  assert_match "$(tcpdump -r "$cap" -nn 2>/dev/null | head -3)" '10.231.77.1\.[0-9]+ > 10.231.77.2\.5432' "the capture is the proxies' connection"
+  grep -aqF "$msg" "$cap" && fail "the message is in plaintext on the wire"
+  grep -aqF "reply:" "$cap" && fail "the answer is in plaintext on the wire"
+  LC_ALL=C grep -aqP '\x16\x03\x01' "$cap" || fail "no TLS handshake record in the capture"
 }
 
 tcase "A reaches B over a unix edge, both ways, both network namespaces empty" case_unix_both_ways_empty_netns
@@ -323,4 +502,8 @@ tcase "another CA, wrong role, expired: refused, B's service gets no byte" case_
 tcase "the bytes between the proxies are TLS" case_wire_is_tls
 tcase "keys and certificates are gone after delete; a new container gets a new key" case_keys_gone_after_delete
 tcase "proxies: own uids, no capabilities, end with their containers" case_proxies_own_uid_no_caps_end_with_container
+tcase "proxies: seccomp filter, no_new_privs, rlimits, and the edge still works" case_proxy_sandbox
+tcase "several instances of one role: taken in turn, a dead one skipped" case_several_instances_of_a_role
+tcase "proxy to proxy over TCP between two network namespaces; the wire is TLS" case_tcp_between_network_namespaces
+tcase "a container outliving its leaf gets a new key and certificate and keeps working" case_leaf_renewal
 finish

@@ -273,7 +273,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
     uint32_t uid = TRY(edges::host_id(c.linux.uid_mappings, c.process->user.uid, "uid"));
     uint32_t gid = TRY(edges::host_id(c.linux.gid_mappings, c.process->user.gid, "gid"));
     cleanup.mesh = mh;
-    auto prov = TRY(edges::provision(*ext->mesh, mh, ca_dir(rc, g.root), uid, gid));
+    auto prov = TRY(edges::provision(*ext->mesh, mh, ca_dir(rc, g.root), uid, gid, rc.leaf_seconds));
     policy::apply_mesh_host(*ext->mesh, mh, c);
     c.annotations[edges::kAnnotationRole] = *ext->mesh->role;
     c.annotations[edges::kAnnotationUri] = prov.uri;

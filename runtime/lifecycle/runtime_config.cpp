@@ -24,7 +24,7 @@ bool is_plain_name(const std::string& n) {
 Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
-  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms"}));
+  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -42,6 +42,10 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
     TRYV(k->opt("cgroupParent", rc.kms_cgroup_parent));
     for (auto [key, v] : {std::pair{"vault", &rc.kms_vault}, {"kek", &rc.kms_kek}, {"cgroupParent", &rc.kms_cgroup_parent}})
       if (v->empty() || (*v)[0] != '/') return fail(origin + ": kms." + key + ": must be an absolute path");
+  }
+  if (auto e = root.get("edges")) {
+    TRYV(e->only_keys({"leafSeconds"}));
+    if (auto l = e->get("leafSeconds")) rc.leaf_seconds = TRY(l->as_int_in(10, 30 * 24 * 3600));
   }
   if (auto u = root.get("ephemeralUids")) {
     TRYV(u->only_keys({"first", "count"}));

@@ -1,6 +1,7 @@
 // The operator's runtime configuration (/etc/sharness/runtime.json, or --config):
 //   {"policyDirs": ["/etc/sharness/policies"], "defaultPolicy": "baseline",
-//    "ephemeralUids": {"first": 2000000000, "count": 65536}, "caDir": "/etc/sharness/ca"}
+//    "ephemeralUids": {"first": 2000000000, "count": 65536}, "caDir": "/etc/sharness/ca",
+//    "edges": {"leafSeconds": 86400}}
 // and the choice of a container's policy at create: the operator's floor (--policy, or
 // defaultPolicy) intersected with the policy a client names in the annotation
 // org.sharness.policy. The annotation names a file in policyDirs, never a path: a client
@@ -24,6 +25,9 @@ struct RuntimeConfig {
   uint32_t ephemeral_first = 2000000000u;
   uint32_t ephemeral_count = 65536u;
   std::string ca_dir;  // the edge CA (issue 9); empty: <state root>/.ca
+  // Lifetime of a container's leaf certificate (10 s .. 30 days); its edge proxy's supervisor
+  // renews it when a third of it is left (docs/edges.md "Renewal").
+  int64_t leaf_seconds = 24 * 3600;
   // "kms": {"vault", "kek", "cgroupParent"}: what a policy's `secrets` runs against (issue 10).
   std::string kms_vault = "/etc/sharness/kms/vault";  // sealed by `sharness-runtime kms seal`
   std::string kms_kek = "/etc/sharness/kms/kek";      // root only

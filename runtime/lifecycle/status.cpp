@@ -1,4 +1,5 @@
 #include "runtime/lifecycle/container.hpp"
+#include "edges/provision.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -37,6 +38,10 @@ Result<oci::State> state(const Globals& g, const std::string& id) {
   Store store(g.root);
   ContainerDir dir = TRY(store.open(id, Lock::none));
   Record r = TRY(dir.load());
+  // A renewed leaf (docs/edges.md "Renewal") replaced the one create recorded: report the
+  // certificate the container holds now, while its identity tmpfs is there.
+  if (auto fp = r.annotations.find(edges::kAnnotationFingerprint); fp != r.annotations.end())
+    if (auto now = edges::current_fingerprint(g.root, id)) fp->second = *now;
   return to_state(r, status_of(r));
 }
 

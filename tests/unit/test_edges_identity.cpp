@@ -17,6 +17,7 @@
 
 #include "base/file.hpp"
 #include "edges/identity.hpp"
+#include "edges/provision.hpp"
 #include "edges/tls.hpp"
 
 using namespace sh;
@@ -248,4 +249,38 @@ BOOST_AUTO_TEST_CASE(leaf_files_are_owner_read_only) {
   BOOST_TEST(*read_file(t.path + "/" + kKeyFile) == leaf->key_pem);
   // Never overwritten: a second write fails rather than replacing a key.
   BOOST_TEST(!write_leaf(d->get(), *leaf, ::geteuid(), ::getegid()));
+}
+
+// Renewal (docs/edges.md "Renewal"): a short lifetime is valid now and expires on time; the
+// replacement has a new key, keeps the mode and leaves no temporary file.
+BOOST_AUTO_TEST_CASE(renewal_replaces_the_leaf_with_a_fresh_key) {
+  TempDir t;
+  auto ca = Ca::ensure(t.path + "/ca");
+  BOOST_REQUIRE(ca);
+  auto req = sh::edges::leaf_request("db", "c1", 20);
+  BOOST_TEST(req.backdate == 5);
+  BOOST_TEST(sh::edges::leaf_request("db", "c1", 86400).backdate == 60);
+  auto first = issue_leaf(*ca, req);
+  BOOST_REQUIRE(first);
+  auto x = cert_from_pem(first->cert_pem, "first");
+  BOOST_REQUIRE(x);
+  int64_t left = seconds_left(x->get());
+  BOOST_TEST(left > 0);
+  BOOST_TEST(left <= 15);
+  auto d = open_file(t.path, O_RDONLY | O_DIRECTORY);
+  BOOST_REQUIRE(d);
+  BOOST_REQUIRE(write_leaf(d->get(), *first, ::geteuid(), ::getegid()));
+  auto second = issue_leaf(*ca, req);
+  BOOST_REQUIRE(second);
+  BOOST_REQUIRE(replace_leaf(d->get(), *second, ::geteuid(), ::getegid()));
+  BOOST_TEST(*read_file(t.path + "/" + kKeyFile) == second->key_pem);
+  BOOST_TEST(*read_file(t.path + "/" + kCertFile) == second->cert_pem);
+  BOOST_TEST(second->key_pem != first->key_pem);
+  BOOST_TEST(second->fingerprint != first->fingerprint);
+  for (auto f : {kCertFile, kKeyFile, kCaFile}) {
+    struct stat st {};
+    BOOST_REQUIRE(::stat((t.path + "/" + f).c_str(), &st) == 0);
+    BOOST_TEST((st.st_mode & 0777) == 0400u, f);
+    BOOST_TEST(::access((t.path + "/" + f + ".new").c_str(), F_OK) != 0, f);
+  }
 }

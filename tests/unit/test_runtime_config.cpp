@@ -1,4 +1,4 @@
-// The runtime config's "kms" keys (issue 10): defaults, absolute paths only, strict keys.
+// The runtime config's "kms" keys (issue 10) and "edges" keys (issue 9): defaults, checked values, strict keys.
 #define BOOST_TEST_MODULE runtime_config
 #include <boost/test/unit_test.hpp>
 
@@ -33,4 +33,16 @@ BOOST_AUTO_TEST_CASE(kms_bad_input_names_the_key) {
   BOOST_TEST(error_of(R"({"kms": {"kek": ""}})") == "runtime.json: kms.kek: must be an absolute path");
   BOOST_TEST(error_of(R"({"kms": {"vualt": "/v"}})").find("kms.vualt") != std::string::npos);
   BOOST_TEST(error_of(R"({"kms": {"vault": 5}})").find("kms.vault") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(edges_leaf_seconds) {
+  auto d = parse_runtime_config("{}", "runtime.json");
+  BOOST_REQUIRE(d);
+  BOOST_TEST(d->leaf_seconds == 24 * 3600);
+  auto rc = parse_runtime_config(R"({"edges": {"leafSeconds": 20}})", "runtime.json");
+  BOOST_REQUIRE(rc);
+  BOOST_TEST(rc->leaf_seconds == 20);
+  BOOST_TEST(error_of(R"({"edges": {"leafSeconds": 5}})").find("edges.leafSeconds") != std::string::npos);
+  BOOST_TEST(error_of(R"({"edges": {"leafSeconds": 99999999}})").find("edges.leafSeconds") != std::string::npos);
+  BOOST_TEST(error_of(R"({"edges": {"leafSecs": 20}})").find("edges.leafSecs") != std::string::npos);
 }

@@ -1,4 +1,4 @@
-#include "kms/sandbox.hpp"
+#include "runtime/linux/self_sandbox.hpp"
 
 #include <grp.h>
 #include <linux/capability.h>
@@ -17,7 +17,7 @@
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 
-namespace sh::kms {
+namespace sh::sandbox {
 
 Result<void> empty_root() {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return sys_error("make / private");
@@ -35,7 +35,7 @@ Result<void> empty_root() {
   return {};
 }
 
-Result<void> harden(unsigned nofile) {
+Result<void> harden(unsigned nofile, unsigned nproc) {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return sys_error("PR_SET_DUMPABLE 0");
   struct Lim {
     int res;
@@ -46,6 +46,10 @@ Result<void> harden(unsigned nofile) {
                  Lim{RLIMIT_MEMLOCK, 0, "RLIMIT_MEMLOCK"}}) {
     struct rlimit r{l.v, l.v};
     if (::setrlimit(l.res, &r) != 0) return sys_error(std::string("setrlimit ") + l.name);
+  }
+  if (nproc) {
+    struct rlimit r{nproc, nproc};
+    if (::setrlimit(RLIMIT_NPROC, &r) != 0) return sys_error("setrlimit RLIMIT_NPROC");
   }
   return {};
 }
@@ -79,12 +83,20 @@ const std::vector<std::string>& base_syscalls() {
   return k;
 }
 
-Result<std::string> confine(const std::vector<std::string>& syscalls) {
+Result<std::string> confine(const std::vector<std::string>& syscalls) { return confine(Bounds{syscalls, false, {}}); }
+
+Result<std::string> confine(const Bounds& b) {
   oci::LandlockConfig ll;
   for (const auto& r : oci::landlock_rights()) {
     if (r.kind == oci::LandlockKind::fs) ll.handled_fs |= r.bit;
     if (r.kind == oci::LandlockKind::net) ll.handled_net |= r.bit;
     if (r.kind == oci::LandlockKind::scope) ll.scoped |= r.bit;
+  }
+  if (!b.connect_ports.empty()) {
+    oci::LandlockPortRule rule;
+    rule.allowed = oci::find_landlock_right(oci::LandlockKind::net, "connect_tcp")->bit;
+    rule.ports = b.connect_ports;
+    ll.net_port.push_back(rule);
   }
   landlock::Negotiated neg;
   Fd ruleset = TRYC("landlock", landlock::build_ruleset(ll, &neg));
@@ -97,13 +109,21 @@ Result<std::string> confine(const std::vector<std::string>& syscalls) {
   };
   std::unique_ptr<void, Free> f(seccomp_init(SCMP_ACT_KILL_PROCESS));
   if (!f) return fail("seccomp_init failed");
-  for (const auto& name : syscalls) {
+  for (const auto& name : b.syscalls) {
     int nr = seccomp_syscall_resolve_name(name.c_str());
     if (nr == __NR_SCMP_ERROR) return fail("seccomp: unknown syscall \"" + name + "\"");
     if (int e = seccomp_rule_add(f.get(), SCMP_ACT_ALLOW, nr, 0); e < 0) return sys_error("seccomp: allow " + name, -e);
+  }
+  if (b.threads) {
+    if (int e = seccomp_rule_add(f.get(), SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                                 SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+        e < 0)
+      return sys_error("seccomp: allow clone(CLONE_THREAD)", -e);
+    if (int e = seccomp_rule_add(f.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0); e < 0)
+      return sys_error("seccomp: clone3 -> ENOSYS", -e);
   }
   if (int e = seccomp_load(f.get()); e < 0) return sys_error("seccomp: load the filter", -e);
   return landlock::describe(neg);
 }
 
-}  // namespace sh::kms
+}  // namespace sh::sandbox
