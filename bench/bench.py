@@ -142,17 +142,19 @@ class Bench:
         os.makedirs(os.path.join(self.tmp, "log"))
 
     def cgroup_mounts(self):
-        """(mount point, fstype, super options) of every cgroup hierarchy this namespace sees."""
-        out = []
+        """(mount point, fstype, super options) of every cgroup hierarchy this namespace sees:
+        a mount that a later mount covers (the hide-unified tmpfs) is not seen."""
+        lines = []
         with open("/proc/self/mountinfo") as f:
             for line in f:
                 fields = line.split()
                 dash = fields.index("-")
-                fstype, opts = fields[dash + 1], fields[dash + 3].split(",")
-                if fstype in ("cgroup", "cgroup2"):
-                    mp = fields[4].encode().decode("unicode_escape")
-                    out.append((mp, fstype, opts))
-        return out
+                mp = fields[4].encode().decode("unicode_escape")
+                lines.append((mp, fields[dash + 1], fields[dash + 3].split(",")))
+        def covered(i):
+            mp = lines[i][0]
+            return any(q != "/" and (mp == q or mp.startswith(q + "/")) for q, _, _ in lines[i + 1:])
+        return [l for i, l in enumerate(lines) if l[1] in ("cgroup", "cgroup2") and not covered(i)]
 
     def hide_unified(self, method):
         """crun 1.8.1 refuses a hybrid host whose cgroup2 holds a controller (here hugetlb).
