@@ -268,16 +268,25 @@ case_keys_gone_after_delete() {
   rt delete --force "$a" >/dev/null 2>&1
 }
 
+# app_to_db CMD: B (role db, serving over a UNIX edge) and A (role app, an edge to db) running CMD,
+# both started detached; sets db, a and b (A's bundle).
+app_to_db() {
+  local p
+  db=$(newid db)
+  start_db "$db" unix || return 1
+  a=$(newid app)
+  p=$(policy app none "$APP_UNIX")
+  b=$(bundle "a-$a" "$1")
+  under "$p"
+  start_detached "$b" "$a"
+}
+# What A runs to make one call over its edge when the test writes the message to /rec/go.
+CALL_ON_GO='while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60'
+
 case_proxies_own_uid_no_caps_end_with_container() {
   known_fail runc crun
   local db a p b apid bpid s pid init_uid proxy_uids=()
-  db=$(newid db)
-  start_db "$db" unix || return
-  a=$(newid app)
-  p=$(policy app none "$APP_UNIX")
-  b=$(bundle "a-$a" 'sleep 60')
-  under "$p"
-  start_detached "$b" "$a" || return
+  app_to_db 'sleep 60' || return
   apid=$(proxy_pid "$a")
   bpid=$(proxy_pid "$db")
   [ -n "$apid" ] && [ -n "$bpid" ] || { fail "no proxy pids in edge.json"; return; }
@@ -320,13 +329,7 @@ case_proxies_own_uid_no_caps_end_with_container() {
 case_proxy_sandbox() {
   known_fail runc crun
   local db a p b pid s lim
-  db=$(newid db)
-  start_db "$db" unix || return
-  a=$(newid app)
-  p=$(policy app none "$APP_UNIX")
-  b=$(bundle "a-$a" 'while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60')
-  under "$p"
-  start_detached "$b" "$a" || return
+  app_to_db "$CALL_ON_GO" || return
   for pid in "$(proxy_pid "$a")" "$(proxy_pid "$db")"; do
     s=$(cat "/proc/$pid/status") || { fail "proxy $pid is not running"; continue; }
     assert_eq 2 "$(status_field "$s" Seccomp)" "proxy $pid: a seccomp filter"
@@ -359,13 +362,7 @@ case_leaf_renewal() {
   rc=$CASEDIR/runtime.json
   echo '{"edges": {"leafSeconds": 20}}' >"$rc"
   RT_BASE=("${RT_BASE[@]}" --config "$rc")
-  db=$(newid db)
-  start_db "$db" unix || return
-  a=$(newid app)
-  p=$(policy app none "$APP_UNIX")
-  b=$(bundle "a-$a" 'while [ ! -e /rec/go ]; do sleep 0.1; done; /bin/edge_peer call unix "${SHARNESS_EDGE_DB#unix:}" "$(cat /rec/go)" >/rec/out; sleep 60')
-  under "$p"
-  start_detached "$b" "$a" || return
+  app_to_db "$CALL_ON_GO" || return
   fp() { rt state "$1" | jq -r '.annotations["org.sharness.identity.fingerprint"]'; }
   # The renewer (the proxy's parent) keeps CAP_CHOWN, CAP_DAC_OVERRIDE and CAP_KILL only.
   local sup
