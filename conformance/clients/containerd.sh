@@ -156,6 +156,7 @@ note_shim() {
 
 # task_status ID: the STATUS column of `ctr task ls` for ID (empty if there is no task).
 task_status() { c task ls | awk -v id="$1" '$1 == id { print $3 }'; }
+task_pid() { c task ls | awk -v id="$1" '$1 == id { print $2 }'; }  # the task's host pid
 
 # wait_task_status ID STATUS
 wait_task_status() {
@@ -307,14 +308,19 @@ case_run_tty() {
   assert_contains "$OUT" fd2=tty
 }
 
+# sleeping_task ID: `ctr run -d` of a container ID that sleeps, its shim noted, waited to RUNNING.
+sleeping_task() {
+  ctr_run "$1" -d "$IMAGE" "$1" sleep 100000
+  assert_rc 0 "run -d"
+  note_shim "$1"
+  wait_task_status "$1" RUNNING
+}
+
 case_detach_exec() {
   local id=det-$CASENUM pid
   gone_at_exit "$id"
-  ctr_run "$id" -d "$IMAGE" "$id" sleep 100000
-  assert_rc 0 "run -d"
-  note_shim "$id"
-  wait_task_status "$id" RUNNING
-  pid=$(c task ls | awk -v id="$id" '$1 == id { print $2 }')
+  sleeping_task "$id"
+  pid=$(task_pid "$id")
   assert_match "$pid" '^[0-9]+$' "task ls pid"
   assert_eq sleep "$(cat "/proc/$pid/comm")" "the task's host pid runs the container's process"
   # exec: output and exit code
@@ -344,11 +350,8 @@ case_detach_exec() {
 case_task_ps() {
   local id=ps-$CASENUM init ps pids n
   gone_at_exit "$id"
-  ctr_run "$id" -d "$IMAGE" "$id" sleep 100000
-  assert_rc 0 "run -d"
-  note_shim "$id"
-  wait_task_status "$id" RUNNING
-  init=$(c task ls | awk -v id="$id" '$1 == id { print $2 }')
+  sleeping_task "$id"
+  init=$(task_pid "$id")
   ps=$(c task ps "$id")
   echo "$ps"
   assert_line "$ps" "^${init}[[:space:]]" "task ps lists the init pid"
@@ -383,10 +386,7 @@ case_task_kill() {
   assert_ok c container rm "$id"
   # SIGKILL, with --all (runtime kill --all)
   id=killall-$CASENUM
-  ctr_run "$id" -d "$IMAGE" "$id" sleep 100000
-  assert_rc 0 "run -d"
-  note_shim "$id"
-  wait_task_status "$id" RUNNING
+  sleeping_task "$id"
   assert_ok c task kill --all -s SIGKILL "$id"
   wait_task_status "$id" STOPPED
   _run_cmd c task delete "$id"
@@ -397,10 +397,7 @@ case_task_kill() {
 case_task_delete_container_rm() {
   local id=del-$CASENUM shimpid sock
   gone_at_exit "$id"
-  ctr_run "$id" -d "$IMAGE" "$id" sleep 100000
-  assert_rc 0 "run -d"
-  note_shim "$id"
-  wait_task_status "$id" RUNNING
+  sleeping_task "$id"
   shimpid=$(shim_of "$id")
   sock=$(shim_socket "$id")
   [ -S "$sock" ] || fail "no shim socket at $sock (the naming assumed for containerd 1.6)"

@@ -406,6 +406,18 @@ kms_running() {
   grep -ls "$STATE/$1/kms/kms\.jso[n]" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 | tr '\n' ' ' || true
 }
 
+# assert_no_kms_state ID WHEN: nothing of ID's KMS is left: its container state (KMS config,
+# socket dir, certificate), its pid dir, its cgroups, its uid claims.
+assert_no_kms_state() {
+  local d
+  [ ! -e "$STATE/$1" ] || fail "container state (KMS config, socket dir, certificate) left $2: $STATE/$1"
+  [ ! -e "$STATE/.kms/$1" ] || fail "KMS pid dir left $2: $STATE/.kms/$1"
+  for d in "$CGROOT"/*/"$KMS_CG/$1"; do
+    [ ! -d "$d" ] || fail "KMS cgroup left $2: $d"
+  done
+  assert_eq "" "$(grep -l "^$1\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left $2"
+}
+
 case_policy_secrets() {
   known_fail runc crun
   local id gate want
@@ -432,19 +444,14 @@ case_policy_secrets() {
   assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
   st=$(awk '/^State:/ {print $2}' "/proc/$gate/status" 2>/dev/null || true)
   [ -z "$st" ] || [ "$st" = Z ] || fail "KMS gate $gate still alive after delete (state $st)"
-  [ ! -e "$STATE/$id" ] || fail "container state (KMS config, socket dir, certificate) left: $STATE/$id"
-  [ ! -e "$STATE/.kms/$id" ] || fail "KMS pid dir left: $STATE/.kms/$id"
-  for d in "$CGROOT"/*/"$KMS_CG/$id"; do
-    [ ! -d "$d" ] || fail "KMS cgroup left after delete: $d"
-  done
-  assert_eq "" "$(grep -l "^$id\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left"
+  assert_no_kms_state "$id" "after delete"
 }
 
 # A create that fails after the createRuntime hook started the KMS (here: its --pid-file cannot
 # be written) runs the poststop hooks as delete would: no KMS process, cgroup or uid claim left.
 case_failed_create_stops_the_kms() {
   known_fail runc crun
-  local id d
+  local id
   id=$(newid kf)
   under_secrets_policy
   new_bundle b sleep 60 >/dev/null
@@ -453,12 +460,7 @@ case_failed_create_stops_the_kms() {
   assert_ne 0 "$CMD_RC" "create with an unwritable pid file"
   assert_contains "$CMD_OUT" "no-such-dir" "the error names the pid file"
   assert_eq "" "$(kms_running "$id")" "KMS processes left after the failed create"
-  [ ! -e "$STATE/$id" ] || fail "container state left: $STATE/$id"
-  [ ! -e "$STATE/.kms/$id" ] || fail "KMS pid dir left: $STATE/.kms/$id"
-  for d in "$CGROOT"/*/"$KMS_CG/$id"; do
-    [ ! -d "$d" ] || fail "KMS cgroup left after the failed create: $d"
-  done
-  assert_eq "" "$(grep -l "^$id\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left"
+  assert_no_kms_state "$id" "after the failed create"
 }
 
 # ---- the weaker memory mode: a kernel without memfd_secret, made real for the processes under

@@ -147,6 +147,13 @@ listeners_8080_8081() {
   listen_in "$1" tcp-listen 8080 && listen_in "$1" tcp-listen 8081
 }
 
+ports_run() {  # POLICY ID: run $B under POLICY to the end with the listeners up; OUT is its output
+  create_started "$1" "$B" "$2" || return 1
+  wait_status "$2" stopped 10 || return 1
+  OUT=$(<"$CASEDIR/$2.out")
+  stop_listeners
+}
+
 case_ports() {
   known_fail runc crun
   local p id body='"namespaces": ["mount", "pid"], "network": "loopback"'
@@ -156,18 +163,12 @@ case_ports() {
   # Control: the same policy without ports: both listeners are reachable, any port binds.
   p=$(write_policy ll-noports "$body") || return 1
   id=$(newid control)
-  create_started "$p" "$B" "$id" || return 1
-  wait_status "$id" stopped 10 || return 1
-  OUT=$(<"$CASEDIR/$id.out")
-  stop_listeners
+  ports_run "$p" "$id" || return 1
   assert_line "$OUT" '^connect 8081 ok$' "control connect" || return 1
   assert_line "$OUT" '^bind 8083 ok$' "control bind" || return 1
   p=$(write_policy ll-ports "$body"', "ports": {"bind": [8082], "connect": [8080]}') || return 1
   id=$(newid ports)
-  create_started "$p" "$B" "$id" || return 1
-  wait_status "$id" stopped 10 || return 1
-  OUT=$(<"$CASEDIR/$id.out")
-  stop_listeners
+  ports_run "$p" "$id" || return 1
   assert_line "$OUT" '^connect 8080 ok$' "listed port" || return 1
   assert_line "$OUT" '^connect 8081 errno 13 EACCES$' "unlisted port" || return 1
   assert_line "$OUT" '^bind 8083 errno 13 EACCES$' "bind to an unlisted port" || return 1
@@ -186,6 +187,13 @@ scope_attempts() {  # ID: from an exec'd process, signal init and connect to the
   ABS_OUT=$CMD_OUT
 }
 
+scope_run() {  # POLICY ID: start $B under POLICY, make the scope attempts, stop it and the listener
+  create_started "$1" "$B" "$2" || return 1
+  scope_attempts "$2"
+  rt kill "$2" KILL >/dev/null 2>&1 || true
+  stop_listeners
+}
+
 case_scope() {
   known_fail runc crun
   local p id body='"namespaces": ["mount", "pid"]'
@@ -194,18 +202,12 @@ case_scope() {
   HOOK_AFTER_CREATE=abstract_listener
   p=$(write_policy ll-noscope "$body") || return 1
   id=$(newid control)
-  create_started "$p" "$B" "$id" || return 1
-  scope_attempts "$id"
-  rt kill "$id" KILL >/dev/null 2>&1 || true
-  stop_listeners
+  scope_run "$p" "$id" || return 1
   assert_eq 0 "$SIG_RC" "control: kill -0 1 from exec ($SIG_OUT)" || return 1
   assert_contains "$ABS_OUT" "abstract ok" "control: abstract connect" || return 1
   p=$(write_policy ll-scope "$body"', "scope": ["abstract_unix_socket", "signal"]') || return 1
   id=$(newid scope)
-  create_started "$p" "$B" "$id" || return 1
-  scope_attempts "$id"
-  rt kill "$id" KILL >/dev/null 2>&1 || true
-  stop_listeners
+  scope_run "$p" "$id" || return 1
   assert_ne 0 "$SIG_RC" "kill -0 1 from exec (another domain)" || return 1
   assert_contains "$SIG_OUT" "Operation not permitted" "kill -0 1 from exec" || return 1
   assert_contains "$ABS_OUT" "abstract errno 1 EPERM" "abstract socket created outside the domain" || return 1

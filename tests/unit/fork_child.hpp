@@ -16,6 +16,17 @@ struct ChildResult {
   std::string report;  // what the child wrote: "" when all its checks passed
 };
 
+// The parent's half: everything the child writes to `fd` until EOF (fd is closed), then its status.
+inline ChildResult collect(pid_t pid, int fd) {
+  ChildResult out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.report.append(buf, size_t(n));
+  close(fd);
+  waitpid(pid, &out.status, 0);
+  return out;
+}
+
 // Runs fn in a forked child and collects what it returns (its report).
 inline ChildResult in_child(const std::function<std::string()>& fn) {
   int p[2];
@@ -35,13 +46,7 @@ inline ChildResult in_child(const std::function<std::string()>& fn) {
     _exit(0);
   }
   close(p[1]);
-  ChildResult out;
-  char buf[1024];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0) out.report.append(buf, size_t(n));
-  close(p[0]);
-  waitpid(pid, &out.status, 0);
-  return out;
+  return collect(pid, p[0]);
 }
 
 inline void expect_ok(const ChildResult& r) {

@@ -27,6 +27,7 @@
 #include "spec-mapping/seccomp_map.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 #include "base/file.hpp"
+#include "tests/unit/fork_child.hpp"
 
 using namespace sh;
 using namespace sh::policy;
@@ -54,14 +55,9 @@ seccomp::Filter compiled_filter(const Policy& p) {
   return *c;
 }
 
-struct ChildResult {
-  int status = -1;
-  std::string out;  // what the child wrote to its stdout
-};
-
 // Fork; in the child set no_new_privs, load the filter and run fn (which execs or _exits).
 // A loaded filter cannot be removed: never let the child return into Boost.
-ChildResult under_filter(const seccomp::Filter& f, const std::function<void()>& fn) {
+sh::test::ChildResult under_filter(const seccomp::Filter& f, const std::function<void()>& fn) {
   int p[2];
   BOOST_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
   pid_t pid = fork();
@@ -74,13 +70,7 @@ ChildResult under_filter(const seccomp::Filter& f, const std::function<void()>& 
     _exit(92);
   }
   close(p[1]);
-  ChildResult r;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0) r.out.append(buf, size_t(n));
-  close(p[0]);
-  waitpid(pid, &r.status, 0);
-  return r;
+  return sh::test::collect(pid, p[0]);  // report: what the child wrote to its stdout
 }
 
 // In the child: 0 if `ret` failed with errno `want`, else an exit code naming the check.
@@ -212,9 +202,9 @@ BOOST_AUTO_TEST_CASE(harsh_filter_runs_busybox) {
     _exit(93);
   });
   BOOST_TEST(WIFEXITED(r.status));
-  BOOST_TEST(WEXITSTATUS(r.status) == 0, "exit " << WEXITSTATUS(r.status) << ", output: " << r.out);
-  BOOST_TEST(r.out.starts_with("hi\n"));
-  BOOST_TEST(r.out.find("proc") != std::string::npos);  // ls / listed the root
+  BOOST_TEST(WEXITSTATUS(r.status) == 0, "exit " << WEXITSTATUS(r.status) << ", output: " << r.report);
+  BOOST_TEST(r.report.starts_with("hi\n"));
+  BOOST_TEST(r.report.find("proc") != std::string::npos);  // ls / listed the root
 }
 
 BOOST_AUTO_TEST_CASE(harsh_filter_runs_more_applets) {
@@ -229,8 +219,8 @@ BOOST_AUTO_TEST_CASE(harsh_filter_runs_more_applets) {
     _exit(93);
   });
   BOOST_TEST(WIFEXITED(r.status));
-  BOOST_TEST(WEXITSTATUS(r.status) == 0, "exit " << WEXITSTATUS(r.status) << ", output: " << r.out);
-  BOOST_TEST(r.out == "done\n");
+  BOOST_TEST(WEXITSTATUS(r.status) == 0, "exit " << WEXITSTATUS(r.status) << ", output: " << r.report);
+  BOOST_TEST(r.report == "done\n");
 }
 
 BOOST_AUTO_TEST_CASE(harsh_filter_denies_the_kernels_long_tail) {
