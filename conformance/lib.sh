@@ -39,6 +39,10 @@ if [[ $RUNTIME != */* ]]; then
 fi
 [ -x "$RUNTIME" ] || { echo "runtime not executable: $RUNTIME" >&2; exit 1; }
 RUNTIME_NAME=$(basename "$RUNTIME")
+# OURS=1 when the binary under test is sharness-runtime (cases for what only it has: policies, its
+# own error texts), 0 for runc, crun or another runc-compatible runtime.
+OURS=0
+"$RUNTIME" --version 2>/dev/null | grep -q '^sharness-runtime version' && OURS=1
 
 SHARNESS_SOURCE_DIR=${SHARNESS_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 MAKE_BUNDLE=$SHARNESS_SOURCE_DIR/scripts/make-bundle.sh

@@ -10,9 +10,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/attack-lib.bash"
 
-OURS=0
-"$RUNTIME" --version 2>/dev/null | grep -q '^sharness-runtime version' && OURS=1
-
 # the message of the last error line: msg="..." of a log line, else the line itself
 message_of() {
   local line

@@ -63,9 +63,6 @@ NET=$(pick_subnet) || { echo "no free 10.231.x.0/24 subnet" >&2; exit 1; }
 SUBNET=10.231.$NET
 GATEWAY=$SUBNET.1
 
-# Ours (it has policies) or another runc-compatible runtime.
-OURS=0
-"$RUNTIME" --version 2>/dev/null | grep -q '^sharness-runtime' && OURS=1
 HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json   # what "--policy harsh" resolves to here
 
 # ---------------------------------------------------------------------------------------------

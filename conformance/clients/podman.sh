@@ -25,11 +25,11 @@
 ensure_pkgs podman conmon containernetworking-plugins iptables busybox-static ||
   { echo "cannot install podman" >&2; exit 1; }
 
-# Our runtime or another (runc): the name Podman knows it by, and whether policy cases apply.
-if "$RUNTIME" --version 2>/dev/null | grep -q '^sharness-runtime'; then
-  OURS=1 PM_RT=sharness
+# The name Podman knows the runtime by (lib.sh's OURS says whether policy cases apply).
+if [ "$OURS" = 1 ]; then
+  PM_RT=sharness
 else
-  OURS=0 PM_RT=$(sed "s/[^A-Za-z0-9_-]/_/g" <<<"${RUNTIME_NAME%.*}")  # a bare TOML key
+  PM_RT=$(sed "s/[^A-Za-z0-9_-]/_/g" <<<"${RUNTIME_NAME%.*}")  # a bare TOML key
 fi
 
 PM=$TMP/podman

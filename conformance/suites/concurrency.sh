@@ -17,9 +17,6 @@ ALLOWED_ERRORS=(
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../leak-check.bash"
 
-OURS=0
-"$RUNTIME" --version 2>/dev/null | grep -q '^sharness-runtime version' && OURS=1
-
 # allowed_error MESSAGE: the message is one of ALLOWED_ERRORS (any message, for other runtimes).
 allowed_error() {
   local re
