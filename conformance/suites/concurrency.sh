@@ -139,6 +139,27 @@ case_twenty_on_one_id() {
   one_id_round 3
 }
 
+# A kill that lands just before a start: init may still be dying when start looks at it. start
+# either starts it or gives the state error, never a connect failure (CI saw ECONNREFUSED).
+case_start_racing_kill() {
+  local i id n_started=0 n_refused=0 out rc
+  for i in $(seq 25); do
+    id=$(newid race$i)
+    leak_bundle "$id"
+    must_create "$B" "$id" || return 1
+    rt kill "$id" KILL >/dev/null 2>&1 &
+    rc=0; out=$(rt start "$id" 2>&1 </dev/null) || rc=$?
+    wait $! || true
+    if [ "$rc" = 0 ]; then n_started=$((n_started + 1))
+    elif [ "$rc" = 1 ] && allowed_error "$out"; then n_refused=$((n_refused + 1))
+    else fail "start $id after a kill: exit $rc$(_timeout_note "$rc"): $out"; fi
+    assert_ok rt delete --force "$id"
+    assert_all_gone "$id" || return 1
+  done
+  echo "25 starts racing a kill: $n_started started, $n_refused refused with a state error"
+}
+
+tcase "start racing a kill of init: it starts or says stopped" case_start_racing_kill
 tcase "50 lifecycles in parallel, distinct ids: all succeed, nothing left" case_fifty_lifecycles
 tcase "20 mixed commands at once on one id (3 rounds): only state errors, state parses, nothing left" case_twenty_on_one_id
 finish

@@ -1,6 +1,5 @@
 // kill and delete. Signals go through a pidfd opened after checking the start time, so a
 // recycled pid is never signalled.
-#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,14 +20,7 @@ namespace sh::lifecycle {
 namespace {
 
 // A pidfd for the record's init, or an empty Fd if that process is gone.
-Fd init_pidfd(const Record& r) {
-  if (r.pid <= 0) return Fd();
-  Fd fd(int(::syscall(SYS_pidfd_open, r.pid, 0)));
-  if (!fd) return Fd();
-  // Checked after opening: the pidfd now pins the process, so the check cannot go stale.
-  if (!proc::alive(r.pid, r.start_time)) return Fd();
-  return fd;
-}
+Fd init_pidfd(const Record& r) { return proc::pidfd_of(r.pid, r.start_time); }
 
 Result<void> signal_init(const Record& r, int sig) {
   Fd fd = init_pidfd(r);
@@ -48,8 +40,7 @@ void kill_and_wait(const Record& r) {
   Fd fd = init_pidfd(r);
   if (!fd) return;
   ::syscall(SYS_pidfd_send_signal, fd.get(), SIGKILL, nullptr, 0);
-  struct pollfd p{fd.get(), POLLIN, 0};
-  ::poll(&p, 1, 5000);
+  proc::exits_within(fd.get(), 5000);
 }
 
 }  // namespace

@@ -314,11 +314,7 @@ Result<cgroups::Cgroup::Stats> stats(const Globals& g, const std::string& id) {
 namespace {
 
 // A pidfd of the record's init, empty when it is gone: its readiness says the container stopped.
-Fd init_pidfd(const Record& r) {
-  Fd fd(int(::syscall(SYS_pidfd_open, r.pid, 0)));
-  if (!fd || !proc::alive(r.pid, r.start_time)) return Fd();  // checked after: the fd pins it
-  return fd;
-}
+Fd init_pidfd(const Record& r) { return proc::pidfd_of(r.pid, r.start_time); }
 
 // Sleep for `d` or until init exits; true when it exited.
 bool wait_exit(int pidfd, std::chrono::nanoseconds d) {

@@ -3,6 +3,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "base/fault.hpp"
@@ -12,6 +13,7 @@
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/proc_info.hpp"
 
 namespace sh::lifecycle {
 
@@ -20,10 +22,11 @@ Result<oci::Config> load_saved_config(const ContainerDir& dir) {
   return oci::parse_config(text, dir.path() + "/config.json");
 }
 
-Result<void> start_locked(ContainerDir& dir, Record& rec) {
-  Status s = status_of(rec);
-  if (s != Status::created)
-    return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
+namespace {
+
+// Release init's barrier: connect to its start socket and send the state. Returns what init
+// answered (nothing when it exec'd), or the transport error.
+Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Record& rec) {
   Fd sock(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!sock) return sys_error("start socket");
   struct sockaddr_un addr{};
@@ -37,8 +40,25 @@ Result<void> start_locked(ContainerDir& dir, Record& rec) {
   TRYV(sync::send(sock.get(), sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
   fault::point("start.sent");
   // init closes the socket by exec'ing (CLOEXEC); anything it sends is an error.
-  auto m = TRY(sync::recv(sock.get()));
-  if (m) return fail(m->type == sync::Msg::error ? m->payload : "protocol error from container init");
+  return sync::recv(sock.get());
+}
+
+}  // namespace
+
+Result<void> start_locked(ContainerDir& dir, Record& rec) {
+  Status s = status_of(rec);
+  if (s != Status::created)
+    return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
+  // Opened first: a kill that came just before our lock may have init dying still, and then
+  // the socket refuses or resets. That is the state error, not a runtime failure.
+  Fd init = proc::pidfd_of(rec.pid, rec.start_time);
+  auto m = release_init(dir, rec);
+  if (!m) {
+    if (!init || proc::exits_within(init.get(), 2000))
+      return fail("cannot start container " + rec.id + ": it is stopped, not created");
+    return std::unexpected(m.error());
+  }
+  if (*m) return fail((*m)->type == sync::Msg::error ? (*m)->payload : "protocol error from container init");
   fault::point("start.released");
   rec.started = true;
   TRYV(dir.save(rec));

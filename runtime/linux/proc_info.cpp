@@ -1,6 +1,8 @@
 #include "runtime/linux/proc_info.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -48,6 +50,21 @@ std::optional<Stat> stat(pid_t pid) {
 bool alive(pid_t pid, uint64_t start_time) {
   auto s = stat(pid);
   return s && s->state != 'Z' && s->state != 'X' && s->start_time == start_time;
+}
+
+Fd pidfd_of(pid_t pid, uint64_t start_time) {
+  if (pid <= 0) return Fd();
+  Fd fd(int(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!fd || !alive(pid, start_time)) return Fd();
+  return fd;
+}
+
+bool exits_within(int pidfd, int ms) {
+  struct pollfd p{pidfd, POLLIN, 0};
+  int n;
+  while ((n = ::poll(&p, 1, ms)) < 0 && errno == EINTR) {
+  }
+  return n > 0;
 }
 
 }  // namespace sh::proc

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/error.hpp"
+#include "base/fd.hpp"
 
 namespace sh::proc {
 
@@ -24,5 +25,10 @@ std::optional<Stat> stat(pid_t pid);
 std::optional<Stat> parse_stat(std::string_view text);
 // True when pid exists, is not a zombie, and started at start_time.
 bool alive(pid_t pid, uint64_t start_time);
+// A pidfd for the process that is pid and started at start_time; empty when it is gone.
+// Checked after opening: the pidfd pins the process, so the check cannot go stale.
+Fd pidfd_of(pid_t pid, uint64_t start_time);
+// Wait up to ms for the process behind pidfd to exit; true when it has.
+bool exits_within(int pidfd, int ms);
 
 }  // namespace sh::proc
