@@ -411,6 +411,21 @@ tcase "exec allowlist under harsh: seccomp refuses memfd_create too" case_memfd_
 tcase "exec allowlist: a changed, missing or symlinked pin fails create, nothing left" case_pin_changed_fails_create
 tcase "exec into the container is held by the same rules" case_exec_held
 tcase "a plain config.json process.landlock block (no policy) is enforced, in exec too" case_plain_config_block
+# The container's own process is refused by the policy: the error reaches the user, although
+# harsh's seccomp allowlist (loaded before execve) has no sendto(2) for init to report it with.
+case_harsh_refused_process_says_why() {
+  known_fail runc crun
+  local b
+  b=$(new_bundle b /bin/other) || return 1
+  cp "$b/rootfs/bin/busybox" "$b/rootfs/bin/other"
+  run_policy "$HARSH" "$b"
+  assert_ne 0 "$RC" "run of a binary outside the exec allowlist" || return 1
+  assert_contains "$ERR" 'exec \"/bin/other\"' "the error names the file" || return 1
+  assert_contains "$ERR" 'EACCES' "and the reason" || return 1
+  assert_contains "$ERR" 'exec allowlist' "and the hint" || return 1
+}
+
+tcase "harsh refusing the container's own process: the user reads exec EACCES and why" case_harsh_refused_process_says_why
 tcase "features and policy explain report the Landlock ABI and each rule class" case_reported
 tcase "harsh runs the busybox-static workload and denies a file outside its rules" case_harsh_runs_busybox
 finish

@@ -135,7 +135,10 @@ Result<void> launch(const LaunchPlan& plan) {
   for (auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   ::execve(plan.exe.c_str(), argv.data(), envp.data());
-  return sys_error("exec \"" + plan.exe + "\"");
+  int e = errno;
+  if (e == EACCES && !plan.landlock.empty())
+    return sys_error("exec \"" + plan.exe + "\" (under Landlock only files granted execute run, such as a policy's exec allowlist)", e);
+  return sys_error("exec \"" + plan.exe + "\"", e);
 }
 
 }  // namespace sh::lifecycle

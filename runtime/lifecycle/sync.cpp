@@ -1,6 +1,7 @@
 #include "runtime/lifecycle/sync.hpp"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -24,11 +25,19 @@ std::string truncate_text(std::string_view text, size_t max) {
 Result<void> send(int fd, Msg type, std::string_view payload) {
   std::string buf(1, char(type));
   buf += type == Msg::error ? truncate_text(payload, kMaxErrorText) : std::string(payload);
+  bool plain_write = false;
   for (;;) {
-    ssize_t n = ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
+    ssize_t n = plain_write ? ::write(fd, buf.data(), buf.size()) : ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
     if (n >= 0) return {};
+    if (errno == EINTR) continue;
     if (errno == EMSGSIZE) return sys_error("sync send: a message of " + std::to_string(buf.size()) + " bytes");
-    if (errno != EINTR) return sys_error("sync send");
+    // A container's seccomp allowlist is loaded before its execve: when that fails, init
+    // reports it under the filter, which may deny sendto(2) but hardly write(2).
+    if (!plain_write && (errno == EPERM || errno == EACCES || errno == ENOSYS)) {
+      plain_write = true;
+      continue;
+    }
+    return sys_error("sync send");
   }
 }
 
