@@ -425,6 +425,47 @@ case_harsh_refused_process_says_why() {
   assert_contains "$ERR" 'exec allowlist' "and the hint" || return 1
 }
 
+# The pin cache (runtime/lifecycle/pin_cache.hpp): a digest is reused only for the very same,
+# unchanged file, and only from an entry nobody but root could have written.
+case_pin_cache() {
+  known_fail runc crun
+  local p id f key line
+  ll_bundle b 'true' || return 1
+  pins
+  p=$(exec_policy ll-exec) || return 1
+  run_policy "$p" "$B"
+  assert_run_ok "a first run under the allowlist" || return 1
+  f=$B/rootfs/bin/busybox
+  key=$(printf '%x-%x' "$(stat -c %d "$f")" "$(stat -c %i "$f")")
+  [ -f "$STATE/.cache/pins/$key" ] || { fail "no cache entry $STATE/.cache/pins/$key after a run"; return 1; }
+  # Changed in place, same size: the next create hashes it again and refuses it.
+  printf 'X' | dd of="$f" bs=1 seek=4096 conv=notrunc status=none
+  id=$(newid changed)
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create after the pinned file changed (warm cache)" || return 1
+  assert_contains "$ERR" "SHA-256 is $(sha "$f"), the policy pins" || return 1
+  assert_nothing_left "$id" || return 1
+  # An entry claiming the pinned digest for the changed file, writable by others: not used.
+  line="$(stat -c '%s %.9Y %.9Z' "$f") $(jq -r '.exec[0].sha256' "$p")"
+  echo "$line" >"$STATE/.cache/pins/$key"
+  chmod 0666 "$STATE/.cache/pins/$key"
+  id=$(newid forged)
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create with a world-writable forged cache entry" || return 1
+  assert_contains "$ERR" "SHA-256 is $(sha "$f"), the policy pins" || return 1
+  assert_nothing_left "$id" || return 1
+  # Control: the same line as root's own entry is trusted (as the rest of --root is), so the
+  # refusal above came from the mode check, not from a malformed line. (The refused create
+  # replaced the entry with the true digest: write the line again.)
+  rm -f "$STATE/.cache/pins/$key"
+  (umask 077 && echo "$line" >"$STATE/.cache/pins/$key")
+  id=$(newid trusted)
+  create_in "$B" "$id"
+  assert_eq 0 "$RC" "control: a root-only entry is used ($ERR)" || return 1
+  rt delete --force "$id" >/dev/null 2>&1
+}
+
+tcase "exec allowlist: the pin cache reuses a digest only for the unchanged file and a root-only entry" case_pin_cache
 tcase "harsh refusing the container's own process: the user reads exec EACCES and why" case_harsh_refused_process_says_why
 tcase "features and policy explain report the Landlock ABI and each rule class" case_reported
 tcase "harsh runs the busybox-static workload and denies a file outside its rules" case_harsh_runs_busybox

@@ -26,6 +26,7 @@
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/pin_cache.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/kms_provision.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
@@ -357,7 +358,12 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ctx.state_dir_fd = dir.fd();
   if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
-  if (ext && ext->exec) ctx.exec_pins = &*ext->exec;
+  std::vector<exec_allowlist::Hashed> pin_hashes;
+  if (ext && ext->exec) {
+    ctx.exec_pins = &*ext->exec;
+    pin_hashes = hash_pins(g.root, b.rootfs, *ext->exec);
+    ctx.pin_hashes = &pin_hashes;
+  }
   ctx.loopback_up = ext && ext->network == "loopback";
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);

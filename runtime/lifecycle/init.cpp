@@ -156,7 +156,11 @@ Result<Prepared> setup(const InitContext& ctx) {
   std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
   if (ctx.policy_seccomp) filters.push_back(ctx.policy_seccomp);
   // The pins are verified and bound before any Landlock rule is opened on them.
-  if (ctx.exec_pins) TRYV(exec_allowlist::pin_all(*ctx.exec_pins));
+  if (ctx.exec_pins) {
+    std::span<const exec_allowlist::Hashed> known;
+    if (ctx.pin_hashes) known = *ctx.pin_hashes;
+    TRYV(exec_allowlist::pin_all(*ctx.exec_pins, known));
+  }
   std::vector<oci::LandlockConfig> landlock;
   if (p.landlock_json) landlock.push_back(TRY(oci::parse_landlock(*p.landlock_json, "config.json: process.landlock")));
   if (ctx.policy_landlock) landlock.push_back(*ctx.policy_landlock);

@@ -11,6 +11,7 @@
 #include "oci/config.hpp"
 #include "oci/landlock.hpp"
 #include "spec-mapping/policy.hpp"
+#include "runtime/linux/exec_allowlist.hpp"
 #include "runtime/linux/namespaces.hpp"
 
 namespace sh::lifecycle {
@@ -31,6 +32,7 @@ struct InitContext {
   const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's
   const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
+  const std::vector<exec_allowlist::Hashed>* pin_hashes = nullptr;  // its files the runtime hashed
   bool loopback_up = false;                      // a policy's network "loopback": bring lo up
   const std::vector<std::pair<size_t, Fd>>* premade_mounts = nullptr;  // idmapped binds made by the runtime
 };

@@ -1,0 +1,159 @@
+#include "runtime/lifecycle/pin_cache.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+#include "runtime/linux/safe_path.hpp"
+
+namespace sh::lifecycle {
+namespace {
+
+constexpr long kMaxEntries = 512;  // beyond this the cache is emptied: bundles come and go
+
+#ifndef XFS_SUPER_MAGIC
+#define XFS_SUPER_MAGIC 0x58465342
+#endif
+
+bool cacheable_fs(int fd) {
+  struct statfs fs;
+  if (::fstatfs(fd, &fs) < 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string entry_name(const struct stat& st) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%" PRIx64 "-%" PRIx64, uint64_t(st.st_dev), uint64_t(st.st_ino));
+  return name;
+}
+
+// <root>/.cache/pins, made if missing; only a root-owned directory nobody else may write is used.
+Fd cache_dir(const std::string& state_root) {
+  std::string cache = state_root + "/.cache", pins = cache + "/pins";
+  for (const auto& d : {cache, pins})
+    if (::mkdir(d.c_str(), 0700) < 0 && errno != EEXIST) return Fd();
+  Fd dir(::open(pins.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st;
+  if (!dir || ::fstat(dir.get(), &st) < 0 || st.st_uid != ::geteuid() || (st.st_mode & 077)) return Fd();
+  return dir;
+}
+
+std::optional<exec_allowlist::Hashed> cached(int dir, const std::string& name) {
+  Fd f(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  struct stat st;
+  if (!f || ::fstat(f.get(), &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077))
+    return std::nullopt;
+  auto text = read_fd(f.get(), name, 512);
+  exec_allowlist::Hashed h;
+  if (!text || !parse_pin_cache_line(*text, h)) return std::nullopt;
+  return h;
+}
+
+void store(int dir, const std::string& name, const exec_allowlist::Hashed& h) {
+  if (Fd d(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)); d)
+    if (DIR* ds = ::fdopendir(d.release())) {
+      std::vector<std::string> names;
+      while (auto* e = ::readdir(ds))
+        if (e->d_name[0] != '.') names.push_back(e->d_name);
+      if (long(names.size()) >= kMaxEntries)
+        for (const auto& old : names) ::unlinkat(::dirfd(ds), old.c_str(), 0);
+      ::closedir(ds);
+    }
+  std::string tmp = "." + name + "." + std::to_string(::getpid());
+  Fd f(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!f) return;
+  if (!write_all(f.get(), pin_cache_line(h), tmp) || ::renameat(dir, tmp.c_str(), dir, name.c_str()) < 0)
+    ::unlinkat(dir, tmp.c_str(), 0);
+}
+
+}  // namespace
+
+std::string pin_cache_line(const exec_allowlist::Hashed& h) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%" PRId64 " %" PRId64 ".%ld %" PRId64 ".%ld ", int64_t(h.size),
+                int64_t(h.mtime.tv_sec), h.mtime.tv_nsec, int64_t(h.ctime.tv_sec), h.ctime.tv_nsec);
+  return buf + h.sha256 + "\n";
+}
+
+bool parse_pin_cache_line(std::string_view line, exec_allowlist::Hashed& h) {
+  if (line.empty() || line.back() != '\n') return false;  // a line written whole ends in one
+  std::string s(line);
+  int64_t size, ms, cs;
+  long mns, cns;
+  char sha[65];
+  int used = 0;
+  if (std::sscanf(s.c_str(), "%" SCNd64 " %" SCNd64 ".%ld %" SCNd64 ".%ld %64[0-9a-f]\n%n", &size, &ms, &mns, &cs,
+                  &cns, sha, &used) != 6 ||
+      used != int(s.size()) || std::string_view(sha).size() != 64 || size < 0 || mns < 0 || mns > 999999999 ||
+      cns < 0 || cns > 999999999)
+    return false;
+  h.size = off_t(size);
+  h.mtime = {time_t(ms), mns};
+  h.ctime = {time_t(cs), cns};
+  h.sha256 = sha;
+  return true;
+}
+
+std::vector<exec_allowlist::Hashed> hash_pins(const std::string& state_root, const std::string& rootfs,
+                                              std::span<const policy::Pin> pins) {
+  std::vector<exec_allowlist::Hashed> out;
+  Fd root(::open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return out;
+  Fd dir;
+  bool dir_tried = false;
+  for (const auto& pin : pins) {
+    // O_PATH first: a device or FIFO named like a pin is never opened for reading.
+    auto path = rootfs::open_in_root(root.get(), pin.path, O_PATH, RESOLVE_NO_SYMLINKS);
+    struct stat st;
+    if (!path || ::fstat(path->get(), &st) < 0 || !S_ISREG(st.st_mode)) continue;
+    Fd f(::open(("/proc/self/fd/" + std::to_string(path->get())).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    struct stat now;
+    if (!f || ::fstat(f.get(), &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) continue;
+    exec_allowlist::Hashed h{now.st_dev, now.st_ino, now.st_size, now.st_mtim, now.st_ctim, {}};
+    bool keep = cacheable_fs(f.get());
+    if (keep && !dir_tried) {
+      dir = cache_dir(state_root);
+      dir_tried = true;
+    }
+    std::string name = entry_name(now);
+    if (keep && dir) {
+      // The name holds device and inode; the line holds what must not have changed since.
+      if (auto c = cached(dir.get(), name)) {
+        c->dev = h.dev;
+        c->ino = h.ino;
+        if (exec_allowlist::same_object(now, *c)) {
+          out.push_back(std::move(*c));
+          continue;
+        }
+      }
+    }
+    auto sha = exec_allowlist::sha256_fd(f.get(), "exec allowlist: " + pin.path);
+    struct stat after;
+    // Changed while we read it: leave it to init.
+    if (!sha || ::fstat(f.get(), &after) < 0 || !exec_allowlist::same_object(after, {h.dev, h.ino, h.size, h.mtime, h.ctime, "x"}))
+      continue;
+    h.sha256 = std::move(*sha);
+    if (keep && dir) store(dir.get(), name, h);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+}  // namespace sh::lifecycle
