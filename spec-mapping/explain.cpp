@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <set>
 #include <string_view>
 
 #include "base/file.hpp"
@@ -19,44 +20,42 @@ namespace {
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
-// The controllers enabled in this kernel and attached to a v1 hierarchy (/proc/cgroups:
-// name, hierarchy id, cgroup count, enabled; id 0 means "not on a v1 hierarchy").
-bool v1_controller(const std::string& name) {
-  auto text = read_file("/proc/cgroups", 1 << 16);
-  if (!text) return false;
-  for (std::string_view rest = *text; !rest.empty();) {
-    size_t nl = rest.find('\n');
-    std::string line(rest.substr(0, nl));
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    char n[64];
-    long hierarchy = 0, count = 0, enabled = 0;
-    if (!line.starts_with('#') && std::sscanf(line.c_str(), "%63s %ld %ld %ld", n, &hierarchy, &count, &enabled) == 4 &&
-        name == n)
-      return enabled == 1 && hierarchy > 0;
-  }
-  return false;
-}
+// The cgroup controllers this host offers, read once per probe: /proc/cgroups (name, hierarchy
+// id, cgroup count, enabled; id 0 means "not on a v1 hierarchy") and the cgroup.controllers of a
+// cgroup2 hierarchy (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host).
+struct Controllers {
+  std::set<std::string, std::less<>> v1, v2;
+  bool v2_mounted = false;  // at /sys/fs/cgroup: device rules are eBPF programs on any v2 cgroup
+  bool has(std::string_view name) const { return v1.contains(name) || v2.contains(name); }
+};
 
-// A cgroup2 hierarchy (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host) lists it.
-bool v2_controller(const std::string& name) {
+Controllers controllers() {
+  Controllers c;
+  if (auto text = read_file("/proc/cgroups", 1 << 16))
+    for (std::string_view rest = *text; !rest.empty();) {
+      size_t nl = rest.find('\n');
+      std::string line(rest.substr(0, nl));
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      char n[64];
+      long hierarchy = 0, count = 0, enabled = 0;
+      if (!line.starts_with('#') && std::sscanf(line.c_str(), "%63s %ld %ld %ld", n, &hierarchy, &count, &enabled) == 4 &&
+          enabled == 1 && hierarchy > 0)
+        c.v1.insert(n);
+    }
   constexpr std::string_view kSpace = " \t\n";
   for (const char* root : {"/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/unified/cgroup.controllers"}) {
     auto text = read_file(root, 4096);
     if (!text) continue;
+    if (root[15] == 'c') c.v2_mounted = true;  // "/sys/fs/cgroup/c..."
     std::string_view t = *text;
     for (size_t i = t.find_first_not_of(kSpace); i != std::string_view::npos;) {
       size_t j = t.find_first_of(kSpace, i);
-      if (t.substr(i, j == std::string_view::npos ? j : j - i) == name) return true;
+      c.v2.insert(std::string(t.substr(i, j == std::string_view::npos ? j : j - i)));
       i = j == std::string_view::npos ? j : t.find_first_not_of(kSpace, j);
     }
   }
-  return false;
+  return c;
 }
-
-bool controller(const std::string& name) { return v1_controller(name) || v2_controller(name); }
-
-// cgroup2 has no devices controller to list: device rules are eBPF programs on any v2 cgroup.
-bool devices_controller() { return v1_controller("devices") || exists("/sys/fs/cgroup/cgroup.controllers"); }
 
 const char* proc_ns(const std::string& oci) {
   if (oci == "mount") return "mnt";
@@ -231,12 +230,13 @@ void landlock(Builder& b, const Policy& p) {
 
 HostProbe probe_host() {
   HostProbe h;
-  h.memory_cgroup = controller("memory");
-  h.cpu_cgroup = controller("cpu");
-  h.pids_cgroup = controller("pids");
-  h.devices_cgroup = devices_controller();
-  auto status = read_file("/proc/self/status", 1 << 16);
-  h.seccomp = status && status->find("\nSeccomp:") != std::string::npos;
+  Controllers c = controllers();
+  h.memory_cgroup = c.has("memory");
+  h.cpu_cgroup = c.has("cpu");
+  h.pids_cgroup = c.has("pids");
+  h.devices_cgroup = c.v1.contains("devices") || c.v2_mounted;
+  // EINVAL when the kernel has no CONFIG_SECCOMP; else our own mode (0: none yet).
+  h.seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
   h.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
   long fd = syscall(SYS_pidfd_open, getpid(), 0);
   if (fd >= 0) {
