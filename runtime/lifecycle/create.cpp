@@ -221,9 +221,13 @@ Result<void> start_watchdog(const Record& rec, const cgroups::Cgroup& cg, uint64
 }
 
 Result<Launched> create(const Globals& g, const CreateOptions& o) {
+  return TRY(create_container(g, o, std::nullopt)).launched;
+}
+
+Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
   TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   TRYV(validate_id(o.id));
-  Bundle b = TRY(load_bundle(o.bundle));
+  Bundle b = loaded ? std::move(*loaded) : TRY(load_bundle(o.bundle));
   oci::Config& c = b.config;
   RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
                                              !g.config_path.empty()));
@@ -292,6 +296,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   rec.created = log::now_rfc3339();
   rec.owner = owner_name();
   rec.annotations = c.annotations;
+  rec.poststart_hooks = !c.hooks.poststart.empty();
+  rec.poststop_hooks = !c.hooks.poststop.empty();
   // exec re-reads this: with a policy it is the tightened config with its sharness block.
   TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? oci::config_to_json(c, false) : b.config_text, 0600));
   fault::point("create.config-saved");
@@ -356,6 +362,8 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ctx.cgroupns_after_join = cgroupns_later;
   ctx.preserve_fds = o.preserve_fds;
   ctx.state_dir_fd = dir.fd();
+  ctx.host_fds = has_cgroup ? cg.kept_fds() : cgroups::kept_root_fds();
+  if (cg_dir) ctx.host_fds.push_back(cg_dir.get());
   if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
   std::vector<exec_allowlist::Hashed> pin_hashes;
@@ -444,10 +452,13 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   // The clock runs from create: a Boundary outside the container that ends with it.
   if (ext && ext->wall_clock_seconds && has_cgroup) TRYV(start_watchdog(rec, cg, *ext->wall_clock_seconds));
   cleanup.armed = false;
-  Launched l;
-  l.pid = rec.pid;
-  l.pidfd = std::move(pidfd_owner);
-  return l;
+  Created out;
+  out.launched.pid = rec.pid;
+  out.launched.pidfd = std::move(pidfd_owner);
+  out.poststart = std::move(c.hooks.poststart);
+  out.rec = std::move(rec);
+  out.dir = std::move(dir);
+  return out;
 }
 
 }  // namespace sh::lifecycle

@@ -197,6 +197,8 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   if (pid < 0) return sys_error("clone3 exec process");
   if (pid == 0) {
     ::close(dir.fd());  // the flock is shared with our copy: do not hold it past the runtime
+    for (int fd : cg.kept_fds()) ::close(fd);  // no host cgroup directory in the container
+    if (cg_dir) ::close(cg_dir.get());
     parent_sock.reset();
     exec_child(j, c, p, o, child_sock.get(), console.get());
   }

@@ -186,6 +186,7 @@ void init_main(const InitContext& ctx) {
   // A flock belongs to the open file description we share with the runtime: drop our copy
   // or the lock outlives the runtime's command.
   if (ctx.state_dir_fd >= 0) ::close(ctx.state_dir_fd);
+  for (int fd : ctx.host_fds) ::close(fd);
   // Die with the runtime while it still sets us up; never be dumpable (no /proc/<pid>/exe
   // or memory access from the container to a process that still holds runtime state).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);

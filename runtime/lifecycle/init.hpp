@@ -29,6 +29,9 @@ struct InitContext {
   bool cgroupns_after_join = false;  // unshare(CLONE_NEWCGROUP) once the runtime put us in the cgroup
   unsigned preserve_fds = 0;
   int state_dir_fd = -1;  // the runtime's locked state dir: init must not hold the flock
+  // Host directories the runtime keeps open (cgroup roots and the container's cgroup dirs):
+  // closed first thing, so no container-controlled path can reach them (CVE-2024-21626).
+  std::vector<int> host_fds;
   const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's
   const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist

@@ -1,5 +1,8 @@
 // Pieces shared between lifecycle commands (not part of the public API).
 #pragma once
+#include <optional>
+#include <vector>
+
 #include "oci/config.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/state_store.hpp"
@@ -7,8 +10,19 @@
 namespace sh::lifecycle {
 
 Result<oci::Config> load_saved_config(const ContainerDir& dir);
-// start with the container's dir already locked (run uses it right after create).
-Result<void> start_locked(ContainerDir& dir, Record& rec);
+// start with the container's dir already locked (run uses it right after create). run passes
+// the poststart hooks of the config it has in memory; without them the saved config is read
+// if the record says it has poststart hooks.
+Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci::Hook>* poststart = nullptr);
+// create, for run: the bundle it already loaded (or none), and what start needs afterwards:
+// the container's dir still locked, its record, the config's poststart hooks.
+struct Created {
+  Launched launched;
+  ContainerDir dir;
+  Record rec;
+  std::vector<oci::Hook> poststart;
+};
+Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded);
 // Tear down a container that is (or was just made) stopped: cgroup, poststop hooks, state.
 Result<void> destroy_locked(ContainerDir& dir, const Record& rec);
 // Write a pid file atomically (temp file + rename).

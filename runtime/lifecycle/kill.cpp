@@ -72,7 +72,8 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
     if (cg) TRYC("remove cgroup " + rec.cgroup_path, cg->destroy());
   }
   fault::point("delete.cgroup-removed");
-  auto cfg = load_saved_config(dir);
+  // Parsed only when create recorded poststop hooks (or the state predates that record).
+  auto cfg = rec.poststop_hooks ? load_saved_config(dir) : Result<oci::Config>(oci::Config{});
   if (cfg && !cfg->hooks.poststop.empty()) {
     // The spec: a failing poststop hook is a warning, the delete goes on.
     auto r = hooks::run(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));

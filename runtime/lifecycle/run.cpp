@@ -62,17 +62,18 @@ Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool k
   CreateOptions o = opts;
   // A terminal with nobody to hand the pty to: take it ourselves (as runc does).
   Fd ours, theirs;
-  if (!detach && o.console_socket.empty()) {
-    auto b = load_bundle(o.bundle);
-    if (b && b->config.process && b->config.process->terminal) {
-      int sp[2];
-      if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("console socketpair");
-      ours.reset(sp[0]);
-      theirs.reset(sp[1]);
-      o.console_fd = theirs.get();
-    }
+  // Parsed once: create takes this bundle (a bad one is loaded again there, for its error).
+  std::optional<Bundle> loaded;
+  if (auto b = load_bundle(o.bundle)) loaded = std::move(*b);
+  if (!detach && o.console_socket.empty() && loaded && loaded->config.process && loaded->config.process->terminal) {
+    int sp[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("console socketpair");
+    ours.reset(sp[0]);
+    theirs.reset(sp[1]);
+    o.console_fd = theirs.get();
   }
-  Launched l = TRY(create(g, o));
+  Created made = TRY(create_container(g, o, std::move(loaded)));
+  const Launched& l = made.launched;
   theirs.reset();
   Fd master;
   if (ours) {
@@ -83,10 +84,13 @@ Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool k
     }
     master = std::move(*m);
   }
-  if (auto r = start(g, o.id); !r) {
+  // Still under create's lock, with the record and the hooks in memory: nothing to re-read.
+  if (auto r = start_locked(made.dir, made.rec, &made.poststart); !r) {
+    made.dir = ContainerDir();  // remove takes the lock again
     (void)remove(g, o.id, true);
     return fail(r.error());
   }
+  made.dir = ContainerDir();  // unlock: kill, pause, delete must not wait for the process
   if (detach) return 0;
   int code = master ? TRY(proxy_and_wait(l, master.get())) : TRY(wait_forwarding(l));
   if (!keep) TRYV(remove(g, o.id, true));

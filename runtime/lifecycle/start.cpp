@@ -45,7 +45,7 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
 
 }  // namespace
 
-Result<void> start_locked(ContainerDir& dir, Record& rec) {
+Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci::Hook>* poststart) {
   Status s = status_of(rec);
   if (s != Status::created)
     return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
@@ -63,10 +63,18 @@ Result<void> start_locked(ContainerDir& dir, Record& rec) {
   rec.started = true;
   TRYV(dir.save(rec));
   fault::point("start.saved");
-  auto cfg = load_saved_config(dir);
-  if (cfg && !cfg->hooks.poststart.empty()) {
+  // run hands over the hooks of the config it parsed; a `start` parses the saved config only
+  // when create recorded that it has poststart hooks (or the state predates that record).
+  std::optional<oci::Config> cfg;
+  if (!poststart && rec.poststart_hooks) {
+    if (auto c = load_saved_config(dir)) {
+      cfg = std::move(*c);
+      poststart = &cfg->hooks.poststart;
+    }
+  }
+  if (poststart && !poststart->empty()) {
     // A failing poststart hook is a warning: the container is already running.
-    auto r = hooks::run(cfg->hooks.poststart, "poststart", oci::hook_state_json(to_state(rec, Status::running)));
+    auto r = hooks::run(*poststart, "poststart", oci::hook_state_json(to_state(rec, Status::running)));
     if (!r) log::warn(r.error().what());
   }
   return {};

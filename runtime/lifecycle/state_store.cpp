@@ -45,6 +45,7 @@ std::string record_to_json(const Record& r) {
   w.begin_object().kv("id", r.id).kv("pid", (long long)r.pid).key("startTime").uinteger(r.start_time);
   w.kv("started", r.started).kv("bundle", r.bundle).kv("rootfs", r.rootfs).kv("created", r.created);
   w.kv("owner", r.owner).kv("cgroupPath", r.cgroup_path).key("ephemeralUid").uinteger(r.ephemeral_uid);
+  w.kv("poststartHooks", r.poststart_hooks).kv("poststopHooks", r.poststop_hooks);
   w.key("annotations").begin_object();
   for (auto& [k, v] : r.annotations) w.kv(k, v);
   w.end_object().end_object();
@@ -72,6 +73,11 @@ Result<Record> record_from_json(std::string_view text, const std::string& origin
   std::optional<uint64_t> euid;
   TRYV(root.opt("ephemeralUid", euid));
   r.ephemeral_uid = uint32_t(euid.value_or(0));
+  std::optional<bool> post_start, post_stop;
+  TRYV(root.opt("poststartHooks", post_start));
+  TRYV(root.opt("poststopHooks", post_stop));
+  r.poststart_hooks = post_start.value_or(true);
+  r.poststop_hooks = post_stop.value_or(true);
   if (auto a = root.get("annotations"); a && !a->is_null()) {
     TRYV(a->each_member([&](std::string_view k, const json::Value& v) -> Result<void> {
       r.annotations[std::string(k)] = TRY(v.as_string());

@@ -26,6 +26,10 @@ struct Record {
   std::string cgroup_path;  // relative to each hierarchy root
   std::map<std::string, std::string> annotations;
   uint32_t ephemeral_uid = 0;  // claimed for this container (0: none), released on delete
+  // Whether the saved config has poststart/poststop hooks: start and delete parse it only
+  // then. A state written by an older binary lacks them: true, i.e. "load it and see".
+  bool poststart_hooks = true;
+  bool poststop_hooks = true;
 };
 
 std::string record_to_json(const Record& r);

@@ -18,24 +18,11 @@
 
 namespace sh::cgroups {
 namespace detail {
+// Hierarchy roots opened and verified in this process, by mount point (see root_of).
+std::map<std::string, Dir, std::less<>> g_roots;
 namespace {
 
 bool g_any_fs = false;
-
-// Open a hierarchy's mount point and check it really is cgroupfs: a path from mountinfo
-// could have been over-mounted since.
-Result<Dir> open_mount(const std::string& mount, bool v2) {
-  int fd = ::open(mount.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return sys_error("open " + mount);
-  Dir d{mount, Fd(fd), v2};
-  if (!g_any_fs) {
-    struct statfs st;
-    if (::fstatfs(fd, &st) < 0) return sys_error("statfs " + mount);
-    if (st.f_type != (v2 ? CGROUP2_SUPER_MAGIC : CGROUP_SUPER_MAGIC))
-      return fail(mount + ": not a " + (v2 ? "cgroup2" : "cgroup") + " filesystem");
-  }
-  return d;
-}
 
 // One level down, refusing symlinks (O_DIRECTORY|O_NOFOLLOW fails on them).
 Result<Dir> open_child(const Dir& parent, const std::string& name) {
@@ -55,20 +42,32 @@ Result<void> populate_cpuset(const Dir& parent, const Dir& child) {
   return {};
 }
 
+// A copy of a kept directory's fd (O_CLOEXEC), for a caller that owns what it gets.
+Result<Dir> dup_dir(const Dir& d) {
+  int fd = ::fcntl(d.fd.get(), F_DUPFD_CLOEXEC, 3);
+  if (fd < 0) return sys_error("dup fd of " + d.path);
+  return Dir{d.path, Fd(fd), d.v2};
+}
+
 Result<Dir> make_dir_once(const Hierarchy& h, const std::vector<std::string>& comps,
-                          std::vector<std::string>& created) {
-  Dir cur = TRY(open_mount(h.mount, h.v2));
+                          std::vector<std::string>& created, Dir* parent_out) {
+  const Dir* cur = TRY(root_of(h.mount, h.v2));
+  Dir owned, prev;
   for (size_t i = 0; i < comps.size(); ++i) {
-    std::string path = cur.path + "/" + comps[i];
-    if (::mkdirat(cur.fd.get(), comps[i].c_str(), 0755) == 0)
+    std::string path = cur->path + "/" + comps[i];
+    if (::mkdirat(cur->fd.get(), comps[i].c_str(), 0755) == 0)
       created.push_back(join(comps, i + 1));
     else if (errno != EEXIST)
       return sys_error("mkdir " + path);
-    Dir next = TRY(open_child(cur, comps[i]));
-    if (h.cpuset_v1) TRYV(populate_cpuset(cur, next));
-    cur = std::move(next);
+    Dir next = TRY(open_child(*cur, comps[i]));
+    if (h.cpuset_v1) TRYV(populate_cpuset(*cur, next));
+    if (owned.fd) prev = std::move(owned);  // the leaf's parent, once there is a next level
+    owned = std::move(next);
+    cur = &owned;
   }
-  return cur;
+  if (comps.empty()) return dup_dir(*cur);
+  if (parent_out) *parent_out = comps.size() == 1 ? TRY(dup_dir(*TRY(root_of(h.mount, h.v2)))) : std::move(prev);
+  return owned;
 }
 
 bool has_word(std::string_view text, std::string_view word) {
@@ -85,7 +84,29 @@ bool has_word(std::string_view text, std::string_view word) {
 
 }  // namespace
 
-void allow_any_fs_for_tests(bool allow) { g_any_fs = allow; }
+void allow_any_fs_for_tests(bool allow) {
+  g_any_fs = allow;
+  g_roots.clear();  // a root kept under one rule is not trusted under the other
+}
+
+// Open a hierarchy's mount point and check it really is cgroupfs (a path from mountinfo
+// could have been over-mounted since), once per process: later operations go through the
+// verified O_PATH fd, which an over-mount cannot redirect either.
+Result<const Dir*> root_of(const std::string& mount, bool v2) {
+  if (auto it = g_roots.find(mount); it != g_roots.end() && it->second.v2 == v2) return &it->second;
+  int fd = ::open(mount.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return sys_error("open " + mount);
+  Dir d{mount, Fd(fd), v2};
+  if (!g_any_fs) {
+    struct statfs st;
+    if (::fstatfs(fd, &st) < 0) return sys_error("statfs " + mount);
+    if (st.f_type != (v2 ? CGROUP2_SUPER_MAGIC : CGROUP_SUPER_MAGIC))
+      return fail(mount + ": not a " + (v2 ? "cgroup2" : "cgroup") + " filesystem");
+  }
+  auto [it, fresh] = g_roots.insert_or_assign(mount, std::move(d));
+  return &it->second;
+}
+
 
 // ---- Dir ---------------------------------------------------------------------------------
 Result<void> Dir::write(std::string_view file, std::string_view value) const {
@@ -161,19 +182,27 @@ Result<std::vector<std::string>> components(std::string_view rel) {
 
 Result<Dir> open_dir(const std::string& mount, std::string_view rel, bool v2) {
   auto comps = TRY(components(rel));
-  Dir cur = TRY(open_mount(mount, v2));
-  for (const auto& c : comps) cur = TRY(open_child(cur, c));
+  const Dir* root = TRY(root_of(mount, v2));
+  if (comps.empty()) return dup_dir(*root);
+  Dir cur = TRY(open_child(*root, comps[0]));
+  for (size_t i = 1; i < comps.size(); ++i) cur = TRY(open_child(cur, comps[i]));
   return cur;
 }
 
-Result<Dir> make_dir(const Hierarchy& h, std::string_view rel, std::vector<std::string>& created) {
+Result<Dir> make_dir(const Hierarchy& h, std::string_view rel, std::vector<std::string>& created, Dir* parent) {
   auto comps = TRY(components(rel));
   // Another runtime deleting its sibling may rmdir a shared empty parent between our
   // mkdir and the next level's: start over a few times.
   for (int attempt = 0;; ++attempt) {
-    auto d = make_dir_once(h, comps, created);
+    auto d = make_dir_once(h, comps, created, parent);
     if (d || d.error().err != ENOENT || attempt == 4) return d;
   }
+}
+
+Result<void> remove_child(const Dir& parent, const std::string& name) {
+  if (::unlinkat(parent.fd.get(), name.c_str(), AT_REMOVEDIR) < 0 && errno != ENOENT)
+    return sys_error("rmdir " + parent.path + "/" + name);
+  return {};
 }
 
 Result<void> remove_dir(const std::string& mount, std::string_view rel, bool v2) {
@@ -184,10 +213,7 @@ Result<void> remove_dir(const std::string& mount, std::string_view rel, bool v2)
     if (parent.error().err == ENOENT) return {};
     return fail(std::move(parent.error()));
   }
-  std::string path = parent->path + "/" + comps.back();
-  if (::unlinkat(parent->fd.get(), comps.back().c_str(), AT_REMOVEDIR) < 0 && errno != ENOENT)
-    return sys_error("rmdir " + path);
-  return {};
+  return remove_child(*parent, comps.back());
 }
 
 Result<void> write_pair(const Dir& d, std::string_view fa, const std::string& va, std::string_view fb,
@@ -259,13 +285,16 @@ Result<void> Dirs::enable_v2(std::string_view controller) {
       layout_.v2_controllers.end())
     return fail("cgroup2 controller " + std::string(controller) + " is not available in " + layout_.unified_mount);
   auto comps = TRY(components(rel_));
-  Dir cur = TRY(open_mount(layout_.unified_mount, true));
+  const Dir* cur = TRY(root_of(layout_.unified_mount, true));
+  Dir owned;
   // Every ancestor of the container (root included, leaf excluded) must delegate it.
   for (size_t i = 0; i < comps.size(); ++i) {
-    std::string sc = TRY(cur.read("cgroup.subtree_control"));
-    if (!has_word(sc, controller)) TRYV(cur.write("cgroup.subtree_control", "+" + std::string(controller)));
+    std::string sc = TRY(cur->read("cgroup.subtree_control"));
+    if (!has_word(sc, controller)) TRYV(cur->write("cgroup.subtree_control", "+" + std::string(controller)));
     if (i + 1 == comps.size()) break;
-    cur = TRY(open_child(cur, comps[i]));
+    Dir next = TRY(open_child(*cur, comps[i]));
+    owned = std::move(next);
+    cur = &owned;
   }
   enabled_.emplace(controller);
   return {};
@@ -416,16 +445,17 @@ Result<std::vector<pid_t>> read_procs(const Dir& d) {
 
 // Thaw (a frozen task cannot die), cgroup.kill where there is one, then SIGKILL what is
 // listed until every hierarchy's cgroup.procs is empty.
-Result<void> kill_all(const std::vector<Dir>& dirs, const std::string& path) {
-  for (const auto& d : dirs) {
+Result<void> kill_all(const std::vector<const Dir*>& dirs, const std::string& path) {
+  for (const Dir* dp : dirs) {
+    const Dir& d = *dp;
     if (!d.v2 && d.has("freezer.state")) (void)d.write("freezer.state", "THAWED");
     if (d.v2 && d.has("cgroup.freeze")) (void)d.write("cgroup.freeze", "0");
     if (d.v2 && d.has("cgroup.kill")) (void)d.write("cgroup.kill", "1");
   }
   auto empty_now = [&]() -> Result<bool> {
     std::vector<pid_t> all;
-    for (const auto& d : dirs) {
-      auto p = read_procs(d);
+    for (const Dir* d : dirs) {
+      auto p = read_procs(*d);
       if (!p) {
         if (p.error().err == ENOENT) continue;
         return fail(std::move(p.error()));
@@ -444,37 +474,66 @@ Result<void> kill_all(const std::vector<Dir>& dirs, const std::string& path) {
 // exits is normal). Its parents stay, empty or not, as with runc and crun: they may be a
 // client's (a Kubernetes pod's cgroup carries the pod's limits, and a container created
 // later under a re-made parent would escape them).
-Result<void> remove_leaf(const Hierarchy& h, const std::string& path) {
+Result<void> remove_leaf(const Hierarchy& h, const std::string& path, const Dir* parent) {
   Result<void> leaf;
+  std::string name;
+  if (parent) name = TRY(components(path)).back();
   auto gone = [&]() -> Result<bool> {
-    leaf = remove_dir(h.mount, path, h.v2);
+    leaf = parent ? remove_child(*parent, name) : remove_dir(h.mount, path, h.v2);
     return leaf || leaf.error().err != EBUSY;
   };
   TRYV(wait_until(gone, 2000));
   return leaf;
 }
 
+// The container's directory in a hierarchy: kept from create or an earlier call, else opened
+// now (from the verified root, O_NOFOLLOW at each level) and kept.
+Result<const Dir*> leaf_in(Kept& kept, const Hierarchy& h, const std::string& path) {
+  auto it = kept.leaves.find(h.mount);
+  if (it == kept.leaves.end()) it = kept.leaves.emplace(h.mount, TRY(open_dir(h.mount, path, h.v2))).first;
+  return &it->second;
+}
+
 }  // namespace
 
 // ---- Cgroup -------------------------------------------------------------------------------
+std::vector<int> kept_root_fds() {
+  std::vector<int> out;
+  for (const auto& [m, d] : detail::g_roots) out.push_back(d.fd.get());
+  return out;
+}
+
+Cgroup::Cgroup() : kept_(std::make_shared<Kept>()) {}
+Cgroup::Cgroup(Layout layout, std::string rel_path)
+    : layout_(std::move(layout)), path_(std::move(rel_path)), kept_(std::make_shared<Kept>()) {}
+
+std::vector<int> Cgroup::kept_fds() const {
+  std::vector<int> out = kept_root_fds();
+  for (auto* m : {&kept_->leaves, &kept_->parents})
+    for (const auto& [mount, d] : *m) out.push_back(d.fd.get());
+  return out;
+}
+
 Result<void> Cgroup::create(const oci::Resources* res) {
   TRYV(check_path(path_));
   if (res) TRYV(precheck(layout_, *res));
   std::vector<std::pair<std::string, std::string>> created;  // (mount, rel), creation order
   auto r = [&]() -> Result<void> {
-    Dirs dirs(layout_, path_);
+    Dirs dirs(layout_, path_, &kept_->leaves);
     auto comps = TRY(components(path_));
     const std::string leaf = join(comps, comps.size());
     for (const auto& h : hierarchies(layout_)) {
       std::vector<std::string> made;
-      auto d = make_dir(h, path_, made);
+      Dir parent;
+      auto d = make_dir(h, path_, made, &parent);
       for (auto& m : made) created.emplace_back(h.mount, std::move(m));
       if (!d) return fail(std::move(d.error()));
       // A leftover directory may hold another container's processes; destroy() would kill them.
       bool leaf_created = !made.empty() && made.back() == leaf;
       if (!leaf_created && !TRY(read_procs(*d)).empty())
         return fail("cgroup " + d->path + " already exists and holds processes");
-      dirs.adopt(h.mount, std::move(*d));
+      kept_->leaves.insert_or_assign(h.mount, std::move(*d));
+      kept_->parents.insert_or_assign(h.mount, std::move(parent));
     }
     if (layout_.mode == Mode::v2) {
       // Delegate the usual controllers now, so stats and later updates find their files.
@@ -488,6 +547,7 @@ Result<void> Cgroup::create(const oci::Resources* res) {
     return {};
   }();
   if (!r) {
+    *kept_ = Kept{};
     for (auto it = created.rbegin(); it != created.rend(); ++it)
       if (auto e = remove_dir(it->first, it->second, it->first == layout_.unified_mount); !e)
         log::warn("cgroup cleanup: " + e.error().what());
@@ -498,15 +558,15 @@ Result<void> Cgroup::create(const oci::Resources* res) {
 Result<void> Cgroup::add_pid(pid_t pid) const {
   TRYV(check_path(path_));
   for (const auto& h : hierarchies(layout_)) {
-    Dir d = TRY(open_dir(h.mount, path_, h.v2));
-    TRYV(d.write("cgroup.procs", std::to_string(pid)));
+    const Dir* d = TRY(leaf_in(*kept_, h, path_));
+    TRYV(d->write("cgroup.procs", std::to_string(pid)));
   }
   return {};
 }
 
 Result<void> Cgroup::update(const oci::Resources& res) const {
   TRYV(check_path(path_));
-  Dirs dirs(layout_, path_);
+  Dirs dirs(layout_, path_, &kept_->leaves);
   return apply(dirs, layout_, res, true);
 }
 
@@ -542,19 +602,24 @@ Result<std::vector<pid_t>> Cgroup::pids() const {
 Result<void> Cgroup::destroy() const {
   TRYV(check_path(path_));
   auto hs = hierarchies(layout_);
-  std::vector<Dir> dirs;
+  std::vector<const Dir*> dirs;
   for (const auto& h : hs) {
-    auto d = open_dir(h.mount, path_, h.v2);
+    auto d = leaf_in(*kept_, h, path_);
     if (d)
-      dirs.push_back(std::move(*d));
+      dirs.push_back(*d);
     else if (d.error().err != ENOENT)
       return fail(std::move(d.error()).context("destroy cgroup"));
   }
   if (!dirs.empty()) TRYVC("destroy cgroup", kill_all(dirs, path_));
   dirs.clear();
+  kept_->leaves.clear();  // an rmdir'd directory is never used again
   std::optional<Error> first;
-  for (const auto& h : hs)
-    if (auto r = remove_leaf(h, path_); !r && !first) first = std::move(r.error());
+  for (const auto& h : hs) {
+    auto p = kept_->parents.find(h.mount);
+    if (auto r = remove_leaf(h, path_, p == kept_->parents.end() ? nullptr : &p->second); !r && !first)
+      first = std::move(r.error());
+  }
+  kept_->parents.clear();
   if (first) return fail(std::move(*first).context("destroy cgroup"));
   return {};
 }
@@ -575,7 +640,7 @@ Result<int> Cgroup::open_v2_dir() const {
 Result<Cgroup::Stats> Cgroup::stats() const {
   TRYV(check_path(path_));
   Stats s;
-  Dirs dirs(layout_, path_);
+  Dirs dirs(layout_, path_, &kept_->leaves);
   auto num = [](const Dir& d, const char* f, uint64_t max_value = UINT64_MAX) -> uint64_t {
     auto t = d.read(f);
     return t ? parse_u64(*t, max_value).value_or(0) : 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,9 @@
 #include "oci/config.hpp"
 
 namespace sh::cgroups {
+namespace detail {
+struct Kept;
+}
 
 // hybrid: a controller mounted as v1 is used there; one only on cgroup2 (hugetlb here) is
 // used through the unified hierarchy; the container's dir exists in every hierarchy.
@@ -44,8 +48,8 @@ Result<std::string> resolve_path(const std::optional<std::string>& cgroups_path,
 // The container's cgroup. Persisted in the state as (mode, relative path).
 class Cgroup {
  public:
-  Cgroup() = default;
-  Cgroup(Layout layout, std::string rel_path) : layout_(std::move(layout)), path_(std::move(rel_path)) {}
+  Cgroup();
+  Cgroup(Layout layout, std::string rel_path);
 
   const std::string& path() const { return path_; }
   const Layout& layout() const { return layout_; }
@@ -69,6 +73,10 @@ class Cgroup {
   std::string dir_for(const std::string& controller) const;
   // The v2 dir fd for clone3(CLONE_INTO_CGROUP), -1 when not pure v2.
   Result<int> open_v2_dir() const;
+  // Every host cgroup directory fd this object (and the process's verified hierarchy roots)
+  // keeps open, all O_CLOEXEC. A clone of the runtime (init, exec's child) closes them
+  // first: no host directory may be open when it runs container-controlled code.
+  std::vector<int> kept_fds() const;
 
   // Stats for `events --stats`: memory usage/limit, pids current/limit, cpu usage.
   struct Stats {
@@ -82,7 +90,13 @@ class Cgroup {
  private:
   Layout layout_;
   std::string path_;
+  // The directories opened so far, kept for this object's later operations (copies share them).
+  std::shared_ptr<detail::Kept> kept_;
 };
+
+// The verified hierarchy roots this process keeps open (O_PATH|O_CLOEXEC), for a clone of
+// the runtime to close (Cgroup::kept_fds includes them).
+std::vector<int> kept_root_fds();
 
 // Helpers exposed for unit tests.
 std::string mode_name(Mode m);

@@ -46,16 +46,29 @@ std::vector<Hierarchy> hierarchies(const Layout& l);
 // The hierarchy that carries a controller (v1 and v2 names differ only for blkio/io).
 std::optional<Hierarchy> hierarchy_for(const Layout& l, std::string_view v1_name, std::string_view v2_name);
 
+// The verified root of a hierarchy: opened O_PATH|O_NOFOLLOW|O_CLOEXEC and checked to be
+// cgroupfs (statfs magic) once per process, then kept for every later walk.
+Result<const Dir*> root_of(const std::string& mount, bool v2);
+
+// A container's directories, opened once per hierarchy and kept by its Cgroup object for
+// cgroup.procs, limits and removal (and the leaf's parent, for the rmdir), by mount point.
+struct Kept {
+  std::map<std::string, Dir> leaves, parents;
+};
+
 // Split "/a/b" into {"a","b"}; refuses "..". join(c, n) gives "/c0/../c(n-1)".
 Result<std::vector<std::string>> components(std::string_view rel);
 std::string join(const std::vector<std::string>& comps, size_t n);
 // Open mount/rel walking one component at a time with O_NOFOLLOW.
 Result<Dir> open_dir(const std::string& mount, std::string_view rel, bool v2);
 // Same, creating missing levels (0755). Appends each level it created (as a rel path) to
-// `created`, in creation order.
-Result<Dir> make_dir(const Hierarchy& h, std::string_view rel, std::vector<std::string>& created);
+// `created`, in creation order. With `parent`, also hands back the leaf's parent directory.
+Result<Dir> make_dir(const Hierarchy& h, std::string_view rel, std::vector<std::string>& created,
+                     Dir* parent = nullptr);
 // rmdir mount/rel through its parent's fd. A missing directory is success.
 Result<void> remove_dir(const std::string& mount, std::string_view rel, bool v2);
+// rmdir parent/name. A missing directory is success.
+Result<void> remove_child(const Dir& parent, const std::string& name);
 
 // Write two files whose order matters (memory/memsw, cfs period/quota): a then b, and on
 // EINVAL b then a.
@@ -70,7 +83,9 @@ std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key)
 // The container's directories, opened on first use, for one operation.
 class Dirs {
  public:
-  Dirs(const Layout& l, std::string rel) : layout_(l), rel_(std::move(rel)) {}
+  // With `kept`, directories are looked up in and added to it (a Cgroup's kept leaves).
+  Dirs(const Layout& l, std::string rel, std::map<std::string, Dir>* kept = nullptr)
+      : layout_(l), rel_(std::move(rel)), open_(kept ? *kept : own_) {}
   // Hand over a directory create() already opened.
   void adopt(const std::string& mount, Dir d) { open_.emplace(mount, std::move(d)); }
   // The directory holding a controller's files, nullptr when the host lacks the controller.
@@ -88,7 +103,8 @@ class Dirs {
 
   const Layout& layout_;
   std::string rel_;
-  std::map<std::string, Dir> open_;
+  std::map<std::string, Dir> own_;
+  std::map<std::string, Dir>& open_;
   std::set<std::string, std::less<>> enabled_;
 };
 

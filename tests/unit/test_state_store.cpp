@@ -43,6 +43,29 @@ BOOST_AUTO_TEST_CASE(record_round_trip) {
   BOOST_TEST(!record_from_json("{\"pid\":\"x\"}", "state.json"));
 }
 
+BOOST_AUTO_TEST_CASE(record_hook_flags) {
+  Record r;
+  r.id = "c1";
+  r.poststart_hooks = false;
+  r.poststop_hooks = true;
+  auto back = record_from_json(record_to_json(r), "state.json");
+  BOOST_REQUIRE(back);
+  BOOST_TEST(!back->poststart_hooks);
+  BOOST_TEST(back->poststop_hooks);
+  r.poststart_hooks = true;
+  r.poststop_hooks = false;
+  back = record_from_json(record_to_json(r), "state.json");
+  BOOST_REQUIRE(back);
+  BOOST_TEST(back->poststart_hooks);
+  BOOST_TEST(!back->poststop_hooks);
+  // A state written before the flags existed: start and delete must still read the config.
+  auto old = record_from_json(R"({"id":"c0","pid":12,"startTime":5,"started":false,"bundle":"/b"})", "state.json");
+  BOOST_REQUIRE(old);
+  BOOST_TEST(old->poststart_hooks);
+  BOOST_TEST(old->poststop_hooks);
+  BOOST_TEST(!record_from_json(R"({"id":"c0","poststartHooks":"no"})", "state.json"));
+}
+
 BOOST_AUTO_TEST_CASE(store_create_open_remove) {
   std::string root = std::filesystem::temp_directory_path() / ("sharness-unit-store-" + std::to_string(getpid()));
   Store s(root + "/deep/root");
