@@ -96,6 +96,21 @@ alive() {
 
 HOG='dd if=/dev/zero of=/dev/null bs=400M count=1; echo "dd exit $?"'
 
+# Devices: a policy's list is exact; the OCI default nodes not on it are not made at all.
+case_devices_exact() {
+  known_fail runc crun
+  local b
+  b=$(new_bundle b sh -c 'for d in null zero full random urandom tty; do
+      if [ -e /dev/$d ]; then echo "$d present"; else echo "$d absent"; fi; done
+    head -c 4 /dev/urandom | wc -c')
+  with_policy "$HARSH"
+  run_in "$b"
+  assert_run_ok "run under harsh" || return 1
+  for d in null zero urandom; do assert_line "$OUT" "^$d present$" "/dev/$d (on harsh's list)" || return 1; done
+  for d in full random tty; do assert_line "$OUT" "^$d absent$" "/dev/$d (not on harsh's list)" || return 1; done
+  assert_line "$OUT" '^4$' "reading /dev/urandom" || return 1
+}
+
 case_memory_harsh() {
   known_fail runc crun
   local b
@@ -666,6 +681,7 @@ case_explain_harsh() {
   done
 }
 
+tcase "devices: only the policy's devices exist (harsh: null, zero, urandom)" case_devices_exact
 tcase "memory: a 400 MiB allocation under harsh fails (RLIMIT_AS 128 MiB)" case_memory_harsh
 tcase "memory: with RLIMIT_AS 1 GiB the memory cgroup (128 MiB) alone OOM-kills it" case_memory_cgroup_alone
 tcase "memory control: under 1 GiB the same 400 MiB is held" case_memory_control

@@ -373,6 +373,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     ctx.pin_hashes = &pin_hashes;
   }
   ctx.loopback_up = ext && ext->network == "loopback";
+  if (ext && ext->devices) ctx.only_devices = &*ext->devices;
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);
   // init inherits the fds with its copy of our fd table.

@@ -128,6 +128,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   ro.in_user_namespace = ctx.plan->new_user() || ctx.plan->joins_user();
   ro.new_mount_ns = (ctx.plan->new_flags & CLONE_NEWNS) != 0;
   ro.premade = ctx.premade_mounts;
+  ro.only_devices = ctx.only_devices;
   Fd rootfd = TRY(rootfs::prepare(c, ro));
 
   if (!c.hooks.prestart.empty() || !c.hooks.create_runtime.empty()) {

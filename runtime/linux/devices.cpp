@@ -140,7 +140,14 @@ Result<void> create_devices(const Context& ctx) {
   std::vector<DeviceSpec> devices;
   for (const auto& d : ctx.config.linux.devices) devices.push_back(TRY(from_config(d)));
   const size_t configured = devices.size();
+  auto allowed = [&](const std::string& path) {
+    if (!ctx.opts.only_devices) return true;
+    for (const auto& name : *ctx.opts.only_devices)
+      if (path == "/dev/" + name) return true;
+    return false;
+  };
   for (const auto& def : kDefaultDevices) {  // a configured device overrides a default
+    if (!allowed(def.path)) continue;
     bool overridden = false;
     for (size_t i = 0; i < configured; ++i) overridden |= devices[i].path == def.path;
     if (!overridden) devices.push_back(def);

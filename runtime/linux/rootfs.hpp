@@ -22,6 +22,10 @@ struct Options {
   // Idmapped bind mounts made by the runtime on the host side (premake_idmapped_mounts), by
   // index in config.mounts: attached as they are instead of being cloned here.
   const std::vector<std::pair<size_t, Fd>>* premade = nullptr;
+  // A policy's exact device list ("null", "zero"...): the OCI default devices not on it are not
+  // made (its device cgroup would refuse them anyway; a node that cannot be opened is clutter
+  // and cost a bind mount each).
+  const std::vector<std::string>* only_devices = nullptr;
 };
 
 // Inside its own user namespace init may not set MOUNT_ATTR_IDMAP (EPERM): the runtime makes
