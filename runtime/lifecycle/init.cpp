@@ -31,6 +31,7 @@
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/rootfs.hpp"
 #include "runtime/linux/seccomp.hpp"
@@ -129,6 +130,9 @@ Result<Prepared> setup(const InitContext& ctx) {
   ro.new_mount_ns = (ctx.plan->new_flags & CLONE_NEWNS) != 0;
   ro.premade = ctx.premade_mounts;
   ro.only_devices = ctx.only_devices;
+  // Our mount namespace is a new copy of the runtime's (not a joined one): its mountinfo holds.
+  if (ro.new_mount_ns && !cgroups::detected_mountinfo().empty())
+    ro.host_mountinfo = &cgroups::detected_mountinfo();
   Fd rootfd = TRY(rootfs::prepare(c, ro));
 
   if (!c.hooks.prestart.empty() || !c.hooks.create_runtime.empty()) {

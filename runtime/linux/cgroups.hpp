@@ -32,6 +32,9 @@ struct Layout {
   std::vector<std::string> v2_controllers;        // controllers enabled in the unified root
 };
 Result<Layout> detect_layout();
+// The /proc/self/mountinfo text detect_layout read (empty before it ran), for a clone of this
+// process in a copy of its mount namespace.
+const std::string& detected_mountinfo();
 // The parsing half of detect_layout, for tests: mountinfo text, and the unified root's
 // cgroup.controllers text (fills v2_controllers). Prefers mounts of a hierarchy's root ("/").
 Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_controllers = {});

@@ -127,10 +127,17 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
   return l;
 }
 
+namespace {
+std::string g_mountinfo;
+}  // namespace
+
+const std::string& detected_mountinfo() { return g_mountinfo; }
+
 Result<Layout> detect_layout() {
   static std::optional<Layout> cached;  // the host's mounts do not move under us
   if (cached) return *cached;
   std::string mi = TRYC("detect cgroup layout", read_file("/proc/self/mountinfo"));
+  g_mountinfo = mi;
   Layout l = TRYC("detect cgroup layout", parse_layout(mi));
   // Second pass only to learn what the unified root offers.
   if (!l.unified_mount.empty())

@@ -108,7 +108,10 @@ Result<void> mount_hierarchy(int tmpfs_fd, bool cgns, const CgroupLine& line, co
 
 Result<void> mount_cgroup(Context& ctx, const MountFlags& mf, const Resolved& dest) {
   auto lines = TRY(read_proc_cgroup());
-  auto mounts = TRY(read_mountinfo());
+  // The host's hierarchies: the runtime's mountinfo when it read one before cloning us (this
+  // new mount namespace began as a copy of its own), else ours.
+  auto mounts = ctx.opts.host_mountinfo ? TRY(parse_mountinfo(*ctx.opts.host_mountinfo, "the runtime's mountinfo"))
+                                        : TRY(read_mountinfo());
   const bool cgns = find_namespace(ctx.config, "cgroup") != nullptr;
   const unsigned long flags = mf.flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
   const bool has_v1 = std::ranges::any_of(lines, [](const CgroupLine& l) { return !l.controllers.empty(); });

@@ -69,7 +69,10 @@ const oci::Namespace* find_namespace(const oci::Config& c, std::string_view type
 }
 
 Result<std::vector<MountInfo>> read_mountinfo(const std::string& path) {
-  std::string text = TRY(read_file(path));
+  return parse_mountinfo(TRY(read_file(path)), path);
+}
+
+Result<std::vector<MountInfo>> parse_mountinfo(const std::string& text, const std::string& path) {
   std::vector<MountInfo> out;
   for (const auto& line : split_list(text, '\n')) {
     auto f = split_ws(line);

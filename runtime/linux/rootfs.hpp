@@ -26,6 +26,10 @@ struct Options {
   // made (its device cgroup would refuse them anyway; a node that cannot be opened is clutter
   // and cost a bind mount each).
   const std::vector<std::string>* only_devices = nullptr;
+  // The runtime's /proc/self/mountinfo, read before init was cloned into a new mount namespace
+  // copied from the runtime's: the cgroup mount finds the host's hierarchies there instead of
+  // reading (and the kernel generating) it again. Null: read our own.
+  const std::string* host_mountinfo = nullptr;
 };
 
 // Inside its own user namespace init may not set MOUNT_ATTR_IDMAP (EPERM): the runtime makes

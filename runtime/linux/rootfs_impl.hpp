@@ -72,6 +72,8 @@ struct MountInfo {
   std::string root, mount_point, options, optional, fstype, source, super_options;
 };
 Result<std::vector<MountInfo>> read_mountinfo(const std::string& path = "/proc/self/mountinfo");
+// The lines of a mountinfo text already read (`what` names it in errors).
+Result<std::vector<MountInfo>> parse_mountinfo(const std::string& text, const std::string& what);
 
 struct CgroupLine {
   std::string controllers;  // "memory", "cpu,cpuacct", "name=systemd"; "" for cgroup2
