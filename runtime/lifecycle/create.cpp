@@ -25,6 +25,7 @@
 #include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
+#include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/kms_provision.hpp"
@@ -342,6 +343,11 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   }
   if (plan.joins_user()) cgroupns_later = false;  // init unshares everything after joining
 
+  // Out here, before init exists: compile errors surface as before, and the cache under our
+  // state root never needs to be reachable (or an fd open) inside the container.
+  auto filters = TRY(compile_filters({c.linux.seccomp ? &*c.linux.seccomp : nullptr,
+                                      ext && ext->seccomp ? &*ext->seccomp : nullptr},
+                                     rc.seccomp_cache ? g.root : std::string()));
   InitContext ctx;
   ctx.config = &c;
   ctx.plan = &plan;
@@ -355,7 +361,7 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   ctx.cgroupns_after_join = cgroupns_later;
   ctx.preserve_fds = o.preserve_fds;
   ctx.state_dir_fd = dir.fd();
-  if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
+  ctx.filters = &filters;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
   if (ext && ext->exec) ctx.exec_pins = &*ext->exec;
   ctx.loopback_up = ext && ext->network == "loopback";

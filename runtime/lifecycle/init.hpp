@@ -12,6 +12,7 @@
 #include "oci/landlock.hpp"
 #include "spec-mapping/policy.hpp"
 #include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/seccomp.hpp"
 
 namespace sh::lifecycle {
 
@@ -28,7 +29,7 @@ struct InitContext {
   bool cgroupns_after_join = false;  // unshare(CLONE_NEWCGROUP) once the runtime put us in the cgroup
   unsigned preserve_fds = 0;
   int state_dir_fd = -1;  // the runtime's locked state dir: init must not hold the flock
-  const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's
+  const std::vector<seccomp::Filter>* filters = nullptr;  // compiled by the runtime: the config's, a policy's
   const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
   bool loopback_up = false;                      // a policy's network "loopback": bring lo up
