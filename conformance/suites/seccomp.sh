@@ -142,6 +142,101 @@ case_inherited_by_children() {
   assert_contains "$OUT" child-refused "the rule in a child"
 }
 
+# The compiled-filter cache (ours only): <root>/.cache/seccomp/<key>.bpf.
+
+# cache_bundle: a bundle whose profile is this case's alone (an extra rule names the case), so
+# its cache entry is the one file a first run adds; sets B and ENTRY.
+cache_bundle() {
+  [ "$OURS" = 1 ] || skip "the seccomp cache is sharness-runtime's"
+  local before
+  new_bundle b sh -c 'grep -E "^Seccomp_filters:" /proc/self/status; mkdir /tmp/d && echo made || echo refused' >/dev/null
+  seccomp "$B" "[{\"names\": [\"acct\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": $((1000 + CASENUM))},
+                 {\"names\": [\"mkdir\", \"mkdirat\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]"
+  before=$(ls "$STATE/.cache/seccomp" 2>/dev/null)
+  run_in "$B"
+  assert_rc 0
+  assert_contains "$OUT" refused "cold cache: the rule applies"
+  ENTRY=$(comm -13 <(echo "$before") <(ls "$STATE/.cache/seccomp") | grep '\.bpf$')
+  [ "$(echo "$ENTRY" | grep -c .)" = 1 ] || { echo "expected one new cache entry, got: $ENTRY" >&2; return 1; }
+  ENTRY=$STATE/.cache/seccomp/$ENTRY
+}
+
+case_cache_warm() {
+  cache_bundle || return 1
+  assert_eq 600 "$(stat -c %a "$ENTRY")" "entry mode"
+  assert_eq 700 "$(stat -c %a "$STATE/.cache/seccomp")" "cache dir mode"
+  local mtime
+  mtime=$(stat -c %Y.%i "$ENTRY")
+  run_in "$B"
+  assert_rc 0
+  assert_contains "$OUT" refused "warm cache: the rule applies"
+  assert_line "$OUT" '^Seccomp_filters:[[:space:]]+1$' "one filter installed"
+  assert_eq "$mtime" "$(stat -c %Y.%i "$ENTRY")" "the entry was read, not rewritten"
+  # exec goes through the same cache
+  local id
+  id=$(newid w)
+  create_in "$B" "$id"
+  rt exec "$id" sh -c 'mkdir /tmp/e && echo made || echo refused' >"$CASEDIR/exec.out" 2>&1
+  assert_contains "$(<"$CASEDIR/exec.out")" refused "exec under the warm cache"
+  rt delete -f "$id"
+}
+
+# tamper_case HOW: spoil the entry, run again: the rule still applies and the entry is rewritten.
+tamper_case() {
+  cache_bundle || return 1
+  case $1 in
+    garbage)
+      # a header and a one-instruction allow-all program: loaded, it would let mkdir through
+      { head -c 72 /dev/urandom; printf '\x06\x00\x00\x00\x00\x00\xff\x7f'; } >"$ENTRY" ;;
+    symlink)
+      cp "$ENTRY" "$CASEDIR/elsewhere.bpf"
+      ln -sf "$CASEDIR/elsewhere.bpf" "$ENTRY" ;;
+    world-writable) chmod 666 "$ENTRY" ;;
+    not-ours) chown 65534:65534 "$ENTRY" ;;
+  esac
+  run_in "$B"
+  assert_rc 0
+  assert_contains "$OUT" refused "the rule applies with a $1 entry"
+  assert_line "$OUT" '^Seccomp_filters:[[:space:]]+1$' "one filter installed"
+  [ -f "$ENTRY" ] && [ ! -L "$ENTRY" ] || { echo "entry not rewritten as a file" >&2; return 1; }
+  assert_eq "600 0" "$(stat -c '%a %u' "$ENTRY")" "the entry rewritten"
+}
+
+case_cache_garbage() { tamper_case garbage; }
+case_cache_symlink() { tamper_case symlink; }
+case_cache_world_writable() { tamper_case world-writable; }
+case_cache_not_ours() { tamper_case not-ours; }
+
+case_cache_dir_symlink() {
+  cache_bundle || return 1
+  # the whole cache dir swapped for a symlink: ignored, nothing written through it
+  mv "$STATE/.cache/seccomp" "$CASEDIR/moved"
+  ln -s "$CASEDIR/moved" "$STATE/.cache/seccomp"
+  rm -f "$CASEDIR/moved"/*.bpf
+  run_in "$B"
+  rm -f "$STATE/.cache/seccomp"
+  mv "$CASEDIR/moved" "$STATE/.cache/seccomp"
+  assert_rc 0
+  assert_contains "$OUT" refused "the rule applies with a symlinked cache dir"
+  assert_eq "" "$(ls "$STATE/.cache/seccomp")" "nothing written through the symlink"
+}
+
+case_cache_off() {
+  [ "$OURS" = 1 ] || skip "the seccomp cache is sharness-runtime's"
+  local b rc=$CASEDIR/runtime.json
+  echo '{"seccompCache": false}' >"$rc"
+  RT_EXTRA=("${RT_EXTRA[@]}" --config "$rc")
+  b=$(new_bundle b sh -c 'mkdir /tmp/d && echo made || echo refused')
+  seccomp "$b" "[{\"names\": [\"acct\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": $((1000 + CASENUM))},
+                 {\"names\": [\"mkdir\", \"mkdirat\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 1}]"
+  local before
+  before=$(ls "$STATE/.cache/seccomp" 2>/dev/null)
+  run_in "$b"
+  assert_rc 0
+  assert_eq refused "$OUT" "the rule applies without the cache"
+  assert_eq "$before" "$(ls "$STATE/.cache/seccomp" 2>/dev/null)" "no entry written"
+}
+
 tcase "SCMP_ACT_ERRNO errnoRet 1: mkdir gets EPERM" case_errno_eperm
 tcase "SCMP_ACT_ERRNO without errnoRet: EPERM" case_errno_default_is_eperm
 tcase "SCMP_ACT_ERRNO errnoRet 38: Function not implemented" case_errno_custom
@@ -154,4 +249,11 @@ tcase "argument condition (kill sig == SIGUSR1)" case_arg_condition
 tcase "argument condition SCMP_CMP_MASKED_EQ (kill sig & 16)" case_arg_condition_masked
 tcase "filter applied with noNewPrivileges false" case_without_no_new_privs
 tcase "filter inherited by children" case_inherited_by_children
+tcase "cache: a warm entry is read and the rule applies (run, exec)" case_cache_warm
+tcase "cache: a garbage entry is not used" case_cache_garbage
+tcase "cache: a symlinked entry is not used" case_cache_symlink
+tcase "cache: a world-writable entry is not used" case_cache_world_writable
+tcase "cache: an entry not owned by root is not used" case_cache_not_ours
+tcase "cache: a symlinked cache dir is not used" case_cache_dir_symlink
+tcase "cache: seccompCache false in the runtime config" case_cache_off
 finish

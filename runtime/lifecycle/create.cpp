@@ -25,6 +25,7 @@
 #include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/init.hpp"
+#include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/pin_cache.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
@@ -349,6 +350,11 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   }
   if (plan.joins_user()) cgroupns_later = false;  // init unshares everything after joining
 
+  // Out here, before init exists: compile errors surface as before, and the cache under our
+  // state root never needs to be reachable (or an fd open) inside the container.
+  auto filters = TRY(compile_filters({c.linux.seccomp ? &*c.linux.seccomp : nullptr,
+                                      ext && ext->seccomp ? &*ext->seccomp : nullptr},
+                                     rc.seccomp_cache ? g.root : std::string()));
   InitContext ctx;
   ctx.config = &c;
   ctx.plan = &plan;
@@ -364,7 +370,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   ctx.state_dir_fd = dir.fd();
   ctx.host_fds = has_cgroup ? cg.kept_fds() : cgroups::kept_root_fds();
   if (cg_dir) ctx.host_fds.push_back(cg_dir.get());
-  if (ext && ext->seccomp) ctx.policy_seccomp = &*ext->seccomp;
+  ctx.filters = &filters;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
   std::vector<exec_allowlist::Hashed> pin_hashes;
   if (ext && ext->exec) {

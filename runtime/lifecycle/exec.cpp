@@ -18,6 +18,7 @@
 #include "oci/landlock.hpp"
 #include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
+#include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -79,6 +80,7 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
 
 // The child: join, set up, launch. Errors go back over `sock`; success closes it (CLOEXEC).
 [[noreturn]] void exec_child(const Joined& j, const oci::Config& c, const oci::Process& p, const ExecOptions& o,
+                             const std::optional<policy::Extension>& ext, const std::vector<seccomp::Filter>& filters,
                              int sock, int console) {
   auto run = [&]() -> Result<void> {
     ::prctl(PR_SET_DUMPABLE, 0);  // nothing inside may reach our memory or /proc/<pid>/exe
@@ -90,14 +92,6 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
     if (console >= 0) ::close(console);
     if (p.oom_score_adj) TRYV(procattr::apply_oom_score_adj(*p.oom_score_adj));
     TRYV(procattr::apply_rlimits(p.rlimits));
-    std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
-    // A policy's stacked filter holds exec too.
-    std::optional<policy::Extension> ext;
-    if (c.sharness_json) {
-      auto doc = TRY(json::Document::parse(*c.sharness_json, "config.json: sharness"));
-      ext = TRY(policy::parse_extension(doc.root()));
-      if (ext->seccomp) filters.push_back(&*ext->seccomp);
-    }
     // The container's Landlock domain always holds exec (a --process file cannot shed it);
     // the exec'd process's own block, if different, stacks as a second layer.
     // So does a policy's layer.
@@ -161,6 +155,17 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   oci::Config c = TRY(load_saved_config(dir));
   oci::Process p = TRY(exec_process(c.process.value_or(oci::Process{}), o));
   if (p.terminal && o.console_socket.empty()) return fail("exec --tty needs --console-socket");
+  // A policy's stacked filter holds exec too. Compiled here, on the host, where the cache is.
+  std::optional<policy::Extension> ext;
+  if (c.sharness_json) {
+    auto doc = TRY(json::Document::parse(*c.sharness_json, "config.json: sharness"));
+    ext = TRY(policy::parse_extension(doc.root()));
+  }
+  RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
+                                             !g.config_path.empty()));
+  auto filters = TRY(compile_filters({c.linux.seccomp ? &*c.linux.seccomp : nullptr,
+                                      ext && ext->seccomp ? &*ext->seccomp : nullptr},
+                                     rc.seccomp_cache ? g.root : std::string()));
 
   Fd pidfd(int(::syscall(SYS_pidfd_open, rec.pid, 0)));
   if (!pidfd) return sys_error("container " + o.id + " init");
@@ -200,7 +205,7 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     for (int fd : cg.kept_fds()) ::close(fd);  // no host cgroup directory in the container
     if (cg_dir) ::close(cg_dir.get());
     parent_sock.reset();
-    exec_child(j, c, p, o, child_sock.get(), console.get());
+    exec_child(j, c, p, o, ext, filters, child_sock.get(), console.get());
   }
   Launched l;
   l.pid = pid_t(pid);

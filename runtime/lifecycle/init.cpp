@@ -158,8 +158,6 @@ Result<Prepared> setup(const InitContext& ctx) {
   TRYV(procattr::apply_rlimits(p.rlimits));
 
   Prepared out;
-  std::vector<const oci::Seccomp*> filters = {c.linux.seccomp ? &*c.linux.seccomp : nullptr};
-  if (ctx.policy_seccomp) filters.push_back(ctx.policy_seccomp);
   // The pins are verified and bound before any Landlock rule is opened on them.
   if (ctx.exec_pins) {
     std::span<const exec_allowlist::Hashed> known;
@@ -169,7 +167,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   std::vector<oci::LandlockConfig> landlock;
   if (p.landlock_json) landlock.push_back(TRY(oci::parse_landlock(*p.landlock_json, "config.json: process.landlock")));
   if (ctx.policy_landlock) landlock.push_back(*ctx.policy_landlock);
-  out.plan = TRY(plan_launch(p, filters, landlock, ctx.preserve_fds));
+  out.plan = TRY(plan_launch(p, ctx.filters ? *ctx.filters : std::vector<seccomp::Filter>{}, landlock, ctx.preserve_fds));
   return out;
 }
 

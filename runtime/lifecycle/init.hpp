@@ -13,6 +13,7 @@
 #include "spec-mapping/policy.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/seccomp.hpp"
 
 namespace sh::lifecycle {
 
@@ -32,7 +33,7 @@ struct InitContext {
   // Host directories the runtime keeps open (cgroup roots and the container's cgroup dirs):
   // closed first thing, so no container-controlled path can reach them (CVE-2024-21626).
   std::vector<int> host_fds;
-  const oci::Seccomp* policy_seccomp = nullptr;  // a policy's filter, stacked on the config's
+  const std::vector<seccomp::Filter>* filters = nullptr;  // compiled by the runtime: the config's, a policy's
   const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
   const std::vector<exec_allowlist::Hashed>* pin_hashes = nullptr;  // its files the runtime hashed

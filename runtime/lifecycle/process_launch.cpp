@@ -14,6 +14,7 @@
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/process_attrs.hpp"
+#include "runtime/linux/seccomp_cache.hpp"
 
 namespace sh::lifecycle {
 
@@ -55,15 +56,22 @@ Result<std::string> find_executable(const oci::Process& p) {
 
 }  // namespace
 
-Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
+Result<std::vector<seccomp::Filter>> compile_filters(const std::vector<const oci::Seccomp*>& filters,
+                                                     const std::string& cache_root) {
+  std::vector<seccomp::Filter> out;
+  for (auto* f : filters)
+    if (f) out.push_back(TRYC("seccomp", seccomp::compile_cached(*f, cache_root)));
+  return out;
+}
+
+Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filter> filters,
                                const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds) {
   LaunchPlan plan;
   plan.process = &p;
   plan.preserve_fds = preserve_fds;
   if (p.args.empty()) return fail("process.args: must not be empty");
   plan.exe = TRY(find_executable(p));
-  for (auto* f : filters)
-    if (f) plan.filters.push_back(TRYC("seccomp", seccomp::Filter::compile(*f)));
+  plan.filters = std::move(filters);
   for (auto& ll : landlock) {
     landlock::Negotiated n;
     Fd rs = TRY(landlock::build_ruleset(ll, &n));

@@ -24,11 +24,16 @@ struct LaunchPlan {
   bool setgroups_allowed = true;
 };
 
-// Resolve the executable (as execvp would, with the process's PATH) and compile filters.
+// Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`
+// ("" = no cache). Called by the runtime before it clones init or the exec process: the
+// cache lives on the host and the programs are simply in the child's copy of our memory.
+Result<std::vector<seccomp::Filter>> compile_filters(const std::vector<const oci::Seccomp*>& filters,
+                                                     const std::string& cache_root);
+// Resolve the executable (as execvp would, with the process's PATH), take the filters.
 // `landlock`: Landlock blocks to stack, one layer each (the config's process.landlock, a
 // policy's sharness.landlock, exec's own); rulesets are built now, while the paths are
 // still reachable as root, and enforced in launch().
-Result<LaunchPlan> plan_launch(const oci::Process& p, const std::vector<const oci::Seccomp*>& filters,
+Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filter> filters,
                                const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds);
 // chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
 Result<void> enter_cwd(const std::string& cwd);

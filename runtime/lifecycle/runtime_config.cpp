@@ -24,7 +24,8 @@ bool is_plain_name(const std::string& n) {
 Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
-  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges"}));
+  TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges",
+                               "seccompCache"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -34,6 +35,7 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   }
   TRYV(root.opt("defaultPolicy", rc.default_policy));
   TRYV(root.opt("caDir", rc.ca_dir));
+  TRYV(root.opt("seccompCache", rc.seccomp_cache));
   if (!rc.ca_dir.empty() && rc.ca_dir[0] != '/') return fail(origin + ": caDir: must be an absolute path");
   if (auto k = root.get("kms")) {
     TRYV(k->only_keys({"vault", "kek", "cgroupParent"}));

@@ -32,6 +32,8 @@ struct RuntimeConfig {
   std::string kms_vault = "/etc/sharness/kms/vault";  // sealed by `sharness-runtime kms seal`
   std::string kms_kek = "/etc/sharness/kms/kek";      // root only
   std::string kms_cgroup_parent = "/sharness-kms";
+  // "seccompCache": false turns off the compiled-filter cache (runtime/linux/seccomp_cache.hpp).
+  bool seccomp_cache = true;
 };
 
 // Where the certificate authority lives: caDir, else <state root>/.ca.

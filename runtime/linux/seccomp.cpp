@@ -1,5 +1,11 @@
 #include "runtime/linux/seccomp.hpp"
 
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -231,7 +237,57 @@ Result<Filter> Filter::compile(const oci::Seccomp& s) {
   return f;
 }
 
+Filter Filter::from_program(std::vector<sock_filter> insns, unsigned flags) {
+  Filter f;
+  f.prog_ = std::make_shared<const std::vector<sock_filter>>(std::move(insns));
+  f.prog_flags_ = flags;
+  return f;
+}
+
+Result<std::vector<sock_filter>> Filter::export_bpf() const {
+  if (!ctx_) return fail("seccomp: export: no libseccomp filter");
+  // libseccomp 2.5 exports only to an fd; a memfd keeps it off any filesystem.
+  Fd mem(int(::syscall(SYS_memfd_create, "seccomp-bpf", MFD_CLOEXEC)));
+  if (!mem) return sys_error("seccomp: export: memfd_create");
+  int rc = seccomp_export_bpf(ctx_.get(), mem.get());
+  if (rc < 0) return lib_error("seccomp: export BPF", rc);
+  struct stat st;
+  if (::fstat(mem.get(), &st) < 0) return sys_error("seccomp: export: fstat");
+  if (st.st_size <= 0 || st.st_size % sizeof(sock_filter) != 0)
+    return fail("seccomp: export: " + std::to_string(st.st_size) + " bytes is not a BPF program");
+  std::vector<sock_filter> out(size_t(st.st_size) / sizeof(sock_filter));
+  size_t want = size_t(st.st_size), got = 0;
+  while (got < want) {
+    ssize_t n = ::pread(mem.get(), reinterpret_cast<char*>(out.data()) + got, want - got, off_t(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return sys_error("seccomp: export: read back");
+    got += size_t(n);
+  }
+  return out;
+}
+
+unsigned Filter::load_flags() const {
+  if (!ctx_) return prog_flags_;
+  // As libseccomp's sys_filter_load: TSYNC, LOG and SPEC_ALLOW follow the attributes.
+  unsigned flags = 0;
+  uint32_t v = 0;
+  if (seccomp_attr_get(ctx_.get(), SCMP_FLTATR_CTL_TSYNC, &v) == 0 && v) flags |= SECCOMP_FILTER_FLAG_TSYNC;
+  v = 0;
+  if (seccomp_attr_get(ctx_.get(), SCMP_FLTATR_CTL_LOG, &v) == 0 && v) flags |= SECCOMP_FILTER_FLAG_LOG;
+  v = 0;
+  if (seccomp_attr_get(ctx_.get(), SCMP_FLTATR_CTL_SSB, &v) == 0 && v) flags |= SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+  return flags;
+}
+
 Result<Fd> Filter::load() const {
+  if (prog_) {
+    if (prog_->empty() || prog_->size() > BPF_MAXINSNS) return sys_error("seccomp: load filter", EINVAL);
+    sock_fprog fprog{static_cast<unsigned short>(prog_->size()), const_cast<sock_filter*>(prog_->data())};
+    long rc = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, prog_flags_, &fprog);
+    // The same text as seccomp_load's failure below (SYSRAWRC: the kernel's errno).
+    if (rc < 0) return sys_error("seccomp: load filter");
+    return Fd{};
+  }
   if (!ctx_) return Fd{};
   int rc = seccomp_load(ctx_.get());
   if (rc < 0) return lib_error("seccomp: load filter", rc);

@@ -46,3 +46,13 @@ BOOST_AUTO_TEST_CASE(edges_leaf_seconds) {
   BOOST_TEST(error_of(R"({"edges": {"leafSeconds": 99999999}})").find("edges.leafSeconds") != std::string::npos);
   BOOST_TEST(error_of(R"({"edges": {"leafSecs": 20}})").find("edges.leafSecs") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(seccomp_cache_switch) {
+  auto d = parse_runtime_config("{}", "runtime.json");
+  BOOST_REQUIRE(d);
+  BOOST_TEST(d->seccomp_cache);
+  auto off = parse_runtime_config(R"({"seccompCache": false})", "runtime.json");
+  BOOST_REQUIRE(off);
+  BOOST_TEST(!off->seccomp_cache);
+  BOOST_TEST(error_of(R"({"seccompCache": "no"})").find("seccompCache") != std::string::npos);
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""bench/profile/seccomp_cache_ab.py BINARY [PROFILE]: what the compiled-seccomp cache saves a `run`.
+
+Runs `run /bin/true` with the cache on (default) and off (a runtime config with
+"seccompCache": false), for: a bundle whose config.json carries a Docker-like default profile
+(PROFILE, default /usr/share/containers/seccomp.json, converted as Docker does for amd64 with
+Docker's default capabilities: ~350 syscalls, argument conditions, 3 architectures), the harsh
+policy (policies/harsh.json, ~120-rule allowlist), and no seccomp at all. Interleaved round by
+round with the harness of bench/bench.py (own --root, cpuacct CPU). Prints a markdown table.
+Environment: AB_ROUNDS (default 30). Run as root; it enters its own private mount namespace.
+"""
+import json
+import os
+import platform
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
+    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
+    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
+                          os.path.abspath(__file__)] + sys.argv[1:])
+
+import bench  # noqa: E402
+
+ROUNDS = int(os.environ.get("AB_ROUNDS", "30"))
+DOCKER_CAPS = {"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
+               "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
+               "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"}
+
+
+def kernel_at_least(v):
+    have = [int(x) for x in platform.release().split("-")[0].split(".")[:2]]
+    want = [int(x) for x in v.split(".")[:2]]
+    return have >= want
+
+
+def to_oci(profile):
+    """A containers-common/Docker profile as the OCI linux.seccomp Docker would generate on amd64."""
+    out = {"defaultAction": profile["defaultAction"], "architectures": [], "syscalls": []}
+    if "defaultErrnoRet" in profile:
+        out["defaultErrnoRet"] = profile["defaultErrnoRet"]
+    for m in profile.get("archMap", []):
+        if m["architecture"] == "SCMP_ARCH_X86_64":
+            out["architectures"] = [m["architecture"]] + m.get("subArchitectures", [])
+    for s in profile["syscalls"]:
+        inc, exc = s.get("includes", {}), s.get("excludes", {})
+        if inc.get("arches") and "amd64" not in inc["arches"]:
+            continue
+        if exc.get("arches") and "amd64" in exc["arches"]:
+            continue
+        if inc.get("caps") and not set(inc["caps"]) <= DOCKER_CAPS:
+            continue
+        if exc.get("caps") and set(exc["caps"]) & DOCKER_CAPS:
+            continue
+        if inc.get("minKernel") and not kernel_at_least(inc["minKernel"]):
+            continue
+        r = {"names": s["names"], "action": s["action"]}
+        if "errnoRet" in s:
+            r["errnoRet"] = s["errnoRet"]
+        if s.get("args"):
+            r["args"] = [{k: a[k] for k in ("index", "value", "valueTwo", "op") if k in a} for a in s["args"]]
+        out["syscalls"].append(r)
+    return out
+
+
+class ConfigRuntime(bench.Runtime):
+    """Our binary with --config FILE before every command."""
+
+    def __init__(self, name, path, tag, config):
+        super().__init__(name, path, tag)
+        self.config = config
+
+    def cmd(self, *args, policy=None):
+        c = super().cmd(*args, policy=policy)
+        return [c[0], "--config", self.config] + c[1:]
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    binary = os.path.abspath(sys.argv[1])
+    src = sys.argv[2] if len(sys.argv) == 3 else "/usr/share/containers/seccomp.json"
+    with open(src) as f:
+        docker = to_oci(json.load(f))
+    print(f"profile: {sum(len(s['names']) for s in docker['syscalls'])} names in {len(docker['syscalls'])} rules, "
+          f"{len(docker['architectures'])} architectures", file=sys.stderr)
+    harsh = os.path.join(os.path.dirname(os.path.dirname(HERE)), "policies", "harsh.json")
+    with open(harsh) as f:
+        policy = json.load(f)
+    policy.pop("$schema", None)
+    tmp = tempfile.mkdtemp(prefix="sharness-seccache.")
+    pfile = os.path.join(tmp, "harsh.json")
+    with open(pfile, "w") as f:
+        json.dump(policy, f)
+    confs = {}
+    for name, on in (("on", True), ("off", False)):
+        confs[name] = os.path.join(tmp, f"cache-{name}.json")
+        with open(confs[name], "w") as f:
+            json.dump({"seccompCache": on}, f)
+    bench.set_subreaper()
+    b = bench.Bench(binary)
+    b.rts = [ConfigRuntime("cache-on", binary, "on", confs["on"]),
+             ConfigRuntime("cache-off", binary, "off", confs["off"])]
+    b.ours = b.rts[0]
+    # (label, seccomp section in config.json, policy file)
+    cases = [("docker default profile", docker, None), ("harsh policy", None, pfile), ("no seccomp", None, None)]
+    try:
+        b.setup()
+        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
+            b.hide_unified("replace")
+        b.setup_cgroups()
+        for r in range(-2, ROUNDS):
+            for rt in b.rotate(r):
+                for label, sec, pol in cases:
+                    cid = b.newid(rt, "s")
+                    bd = b.bundle(cid, ["/bin/true"])
+                    if sec is not None:
+                        cf = os.path.join(bd, "config.json")
+                        with open(cf) as f:
+                            c = json.load(f)
+                        c["linux"]["seccomp"] = sec
+                        with open(cf, "w") as f:
+                            json.dump(c, f)
+                    m = b.measure(rt.cmd("run", "--bundle", bd, cid, policy=pol))
+                    if m["rc"] != 0:
+                        print(f"{label} {rt.name}: run failed (rc {m['rc']})", file=sys.stderr)
+                        bench.call(rt.cmd("delete", "--force", cid))
+                    elif r >= 0:
+                        b.record(label, rt, m)
+                    bench.reap()
+    finally:
+        b.cleanup()
+        b.remove_tmp()
+    rep = bench.Report(b)
+    print("| run /bin/true | cache on CPU (ms) | cache off CPU (ms) | saved CPU (ms) | cache on wall (ms) | cache off wall (ms) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for label, _, _ in cases:
+        on, off = rep.get(label, "cache-on", "cpu_ms"), rep.get(label, "cache-off", "cpu_ms")
+        won, woff = rep.get(label, "cache-on", "wall_ms"), rep.get(label, "cache-off", "wall_ms")
+        if not (on and off and won and woff):
+            print(f"| {label} | failed | | | | |")
+            continue
+        print(f"| {label} | {bench.fmt_ms(on)} | {bench.fmt_ms(off)} | {off['median'] - on['median']:.2f} | "
+              f"{bench.fmt_ms(won)} | {bench.fmt_ms(woff)} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+#include "runtime/linux/seccomp_cache.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/seccomp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "base/file.hpp"
+#include "base/log.hpp"
+#include "base/sha256.hpp"
+
+namespace sh::seccomp {
+namespace {
+
+// Entry layout: 64 hex chars of SHA-256(key, flags word, program), the seccomp(2) flags as a
+// little-endian u32, 4 zero bytes, then the sock_filter array. The header is a multiple of
+// sizeof(sock_filter), so the whole file is too.
+constexpr size_t kDigestLen = 64;
+constexpr size_t kHeaderLen = kDigestLen + 8;
+constexpr unsigned kKnownFlags = SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_LOG | SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+static_assert(kHeaderLen % sizeof(sock_filter) == 0);
+
+// Length-prefixed, so no two different inputs serialize alike.
+void put(std::string& out, std::string_view s) {
+  out += std::to_string(s.size());
+  out += ':';
+  out += s;
+}
+void put(std::string& out, uint64_t v) { put(out, std::to_string(v)); }
+void put(std::string& out, const std::optional<uint32_t>& v) { put(out, v ? "+" + std::to_string(*v) : "-"); }
+
+// The GNU build id of the running binary: a rebuilt runtime (another compile() maybe) never
+// reuses an entry. Read from our own program headers, no file access.
+std::string build_id() {
+  std::string id;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) -> int {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE) continue;
+          auto* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+          const char* end = p + ph.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            auto* n = reinterpret_cast<const ElfW(Nhdr)*>(p);
+            const char* name = p + sizeof(*n);
+            const char* desc = name + ((n->n_namesz + 3) & ~3u);
+            if (desc + n->n_descsz > end) break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+              static_cast<std::string*>(out)->assign(desc, n->n_descsz);
+              return 1;
+            }
+            p = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;  // only the first object: the program itself
+      },
+      &id);
+  return id;
+}
+
+std::string serialize(const oci::Seccomp& s) {
+  std::string out = "sharness-seccomp-cache-v1\n";
+  const scmp_version* v = seccomp_version();
+  put(out, uint64_t(v->major));
+  put(out, uint64_t(v->minor));
+  put(out, uint64_t(v->micro));
+  put(out, uint64_t(seccomp_api_get()));  // the generated code depends on what the kernel supports
+  put(out, uint64_t(seccomp_arch_native()));
+  put(out, SHARNESS_VERSION);
+  put(out, build_id());
+  put(out, s.default_action);
+  put(out, s.default_errno_ret);
+  put(out, uint64_t(s.architectures.size()));
+  for (auto& a : s.architectures) put(out, a);
+  put(out, uint64_t(s.flags.size()));
+  for (auto& f : s.flags) put(out, f);
+  put(out, uint64_t(s.syscalls.size()));
+  for (auto& sc : s.syscalls) {
+    put(out, uint64_t(sc.names.size()));
+    for (auto& n : sc.names) put(out, n);
+    put(out, sc.action);
+    put(out, sc.errno_ret);
+    put(out, uint64_t(sc.args.size()));
+    for (auto& a : sc.args) {
+      put(out, uint64_t(a.index));
+      put(out, a.value);
+      put(out, a.value_two);
+      put(out, a.op);
+    }
+  }
+  return out;
+}
+
+std::string_view bytes(const std::vector<sock_filter>& p) {
+  return {reinterpret_cast<const char*>(p.data()), p.size() * sizeof(sock_filter)};
+}
+
+std::string flags_word(unsigned flags) {
+  std::string w(8, '\0');
+  for (int i = 0; i < 4; ++i) w[size_t(i)] = char((flags >> (8 * i)) & 0xff);
+  return w;
+}
+
+std::string digest(const std::string& key, const std::string& flags, std::string_view prog) {
+  std::string all = key;
+  all += flags;
+  all += prog;
+  return sha256_hex(all);
+}
+
+// Owned by us, not writable by anyone else: the only way a filter's bytes may come from disk.
+Result<void> check_owned(int fd, const std::string& what) {
+  struct stat st;
+  if (::fstat(fd, &st) < 0) return sys_error("stat " + what);
+  if (st.st_uid != ::geteuid()) return fail(what + ": owned by uid " + std::to_string(st.st_uid));
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return fail(what + ": writable by group or others");
+  return {};
+}
+
+// mkdir (0700) if missing, then open without following a symlink and check it is ours.
+Result<Fd> private_dir(int parent, const char* name, const std::string& path) {
+  if (::mkdirat(parent, name, 0700) < 0 && errno != EEXIST) return sys_error("create " + path);
+  Fd d(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!d) return sys_error("open " + path);
+  TRYV(check_owned(d.get(), path));
+  return d;
+}
+
+Result<Fd> open_cache(const std::string& state_root) {
+  Fd root = TRY(open_file(state_root, O_RDONLY | O_DIRECTORY));
+  Fd dot = TRY(private_dir(root.get(), ".cache", state_root + "/.cache"));
+  return private_dir(dot.get(), "seccomp", cache_dir(state_root));
+}
+
+struct Entry {
+  std::vector<sock_filter> prog;
+  unsigned flags = 0;
+};
+
+Result<Entry> read_entry(int dir, const std::string& key, const std::string& name) {
+  Fd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) return sys_error("open " + name);
+  struct stat st;
+  if (::fstat(fd.get(), &st) < 0) return sys_error("stat " + name);
+  if (!S_ISREG(st.st_mode)) return fail(name + ": not a regular file");
+  TRYV(check_owned(fd.get(), name));
+  size_t size = size_t(st.st_size);
+  if (size <= kHeaderLen || size % sizeof(sock_filter) != 0 ||
+      size - kHeaderLen > BPF_MAXINSNS * sizeof(sock_filter))
+    return fail(name + ": " + std::to_string(size) + " bytes is not a cached BPF program");
+  std::string data = TRY(read_fd(fd.get(), name, size + 1));
+  if (data.size() != size) return fail(name + ": changed while read");
+  std::string_view prog(data.data() + kHeaderLen, size - kHeaderLen);
+  std::string flags = data.substr(kDigestLen, 8);
+  if (data.compare(0, kDigestLen, digest(key, flags, prog)) != 0) return fail(name + ": digest mismatch");
+  Entry e;
+  for (int i = 0; i < 4; ++i) e.flags |= unsigned(uint8_t(flags[size_t(i)])) << (8 * i);
+  if (e.flags & ~kKnownFlags) return fail(name + ": unexpected seccomp flags");
+  e.prog.resize(prog.size() / sizeof(sock_filter));
+  std::memcpy(e.prog.data(), prog.data(), prog.size());
+  return e;
+}
+
+// temp file + rename: readers see the old entry or the whole new one, never a part.
+Result<void> write_entry(int dir, const std::string& key, const std::string& name, const Entry& e) {
+  std::string flags = flags_word(e.flags);
+  std::string data = digest(key, flags, bytes(e.prog)) + flags;
+  data += bytes(e.prog);
+  std::string tmp = "." + name + "." + std::to_string(::getpid()) + ".tmp";
+  Fd fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return sys_error("create " + tmp);
+  auto r = write_all(fd.get(), data, tmp);
+  if (r && ::renameat(dir, tmp.c_str(), dir, name.c_str()) < 0) r = sys_error("rename " + tmp + " to " + name);
+  if (!r) ::unlinkat(dir, tmp.c_str(), 0);
+  return r;
+}
+
+}  // namespace
+
+std::string cache_dir(const std::string& state_root) { return state_root + "/.cache/seccomp"; }
+
+std::string cache_key(const oci::Seccomp& s) { return sha256_hex(serialize(s)); }
+
+bool cacheable(const oci::Seccomp& s) {
+  for (auto& sc : s.syscalls)
+    if (sc.action == "SCMP_ACT_NOTIFY") return false;
+  return true;
+}
+
+Result<Filter> compile_cached(const oci::Seccomp& s, const std::string& state_root) {
+  if (state_root.empty() || !cacheable(s)) return Filter::compile(s);
+  std::string key = cache_key(s);
+  std::string name = key + ".bpf";
+  auto dir = open_cache(state_root);
+  if (!dir) log::debug("seccomp cache: not used: " + dir.error().what());
+  if (dir) {
+    auto hit = read_entry(dir->get(), key, name);
+    if (hit) return Filter::from_program(std::move(hit->prog), hit->flags);
+    if (hit.error().err != ENOENT) log::debug("seccomp cache: entry ignored: " + hit.error().what());
+  }
+  Filter f = TRY(Filter::compile(s));
+  auto prog = f.export_bpf();
+  if (!prog) {
+    log::debug("seccomp cache: " + prog.error().what());
+    return f;
+  }
+  // Too long for the kernel: let seccomp_load say so, as without the cache.
+  if (prog->empty() || prog->size() > BPF_MAXINSNS) return f;
+  Entry e{std::move(*prog), f.load_flags()};
+  if (dir)
+    if (auto w = write_entry(dir->get(), key, name, e); !w)
+      log::debug("seccomp cache: not stored: " + w.error().what());
+  return Filter::from_program(std::move(e.prog), e.flags);
+}
+
+}  // namespace sh::seccomp
