@@ -25,7 +25,7 @@ fi
 # package:command pairs; a package is installed only when its command is missing.
 need=(hyperfine:hyperfine gnuplot-nox:gnuplot runc:runc crun:crun busybox-static:busybox
   time:/usr/bin/time gcc:cc python3-minimal:/usr/bin/python3 libc6-dev:/usr/include/stdio.h
-  strace:strace)
+  strace:strace golang-github-containers-common:/usr/share/containers/seccomp.json)
 missing=()
 for pc in "${need[@]}"; do
   pkg=${pc%%:*} cmd=${pc#*:}

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""bench/profile/policy_parts.py BINARY [POLICY]: what each bound of a policy costs a `run`.
+
+Runs `run /bin/true` with no policy, under POLICY (default policies/harsh.json), and under POLICY
+with one part taken out at a time (a section, or a group of sections that make one mechanism),
+interleaved round by round with the harness of bench/bench.py (own --root, cpuacct CPU). Prints a
+markdown table: each variant's CPU median and what removing the part saved against the full policy.
+Environment: AB_ROUNDS (default 20). Run as root; it enters its own private mount namespace.
+"""
+import json
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
+    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
+    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
+                          os.path.abspath(__file__)] + sys.argv[1:])
+
+import bench  # noqa: E402
+
+ROUNDS = int(os.environ.get("AB_ROUNDS", "20"))
+
+# A part: its name and the top-level keys it removes (or, for identity.uid, replaces).
+PARTS = [
+    ("landlock (files, ports, scope)", ["files", "ports", "scope"]),
+    ("exec allowlist", ["exec"]),
+    ("syscalls (seccomp)", ["syscalls"]),
+    ("ephemeral uid", ["identity.uid"]),
+    ("wall clock (watchdog)", ["wallClock"]),
+    ("memory, cpu, pids", ["memory", "cpu", "pids"]),
+    ("mounts", ["mounts"]),
+    ("devices", ["devices"]),
+    ("namespaces, network", ["namespaces", "network"]),
+]
+
+
+def without(policy, keys):
+    p = json.loads(json.dumps(policy))
+    for k in keys:
+        if k == "identity.uid":
+            p.get("identity", {})["uid"] = 1000
+        elif k == "exec" and "files" in p:  # the pinned binary still needs Landlock's execute
+            p.pop(k)
+            p["files"]["/bin/busybox"] = ["execute", "read_file"]
+        else:
+            p.pop(k, None)
+    return p
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    binary = os.path.abspath(sys.argv[1])
+    src = sys.argv[2] if len(sys.argv) == 3 else os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                                               "policies", "harsh.json")
+    with open(src) as f:
+        policy = json.load(f)
+    policy.pop("$schema", None)
+    tmp = tempfile.mkdtemp(prefix="sharness-parts.")
+    variants = [("plain", None), ("full policy", policy), ("an empty policy", {"id": "empty", "version": 1})] + [(n, without(policy, k)) for n, k in PARTS]
+    files = {}
+    for i, (name, p) in enumerate(variants):
+        if p is not None:
+            files[name] = os.path.join(tmp, f"v{i}.json")
+            with open(files[name], "w") as f:
+                json.dump(p, f)
+    bench.set_subreaper()
+    b = bench.Bench(binary)
+    b.rts = [bench.Runtime("sharness", binary, "s")]
+    b.ours = b.rts[0]
+    rt = b.ours
+    try:
+        b.setup()
+        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
+            b.hide_unified("replace")
+        b.setup_cgroups()
+        for r in range(-2, ROUNDS):
+            order = variants[r % len(variants):] + variants[:r % len(variants)]
+            for name, _ in order:
+                cid = b.newid(rt, "p")
+                bd = b.bundle(cid, ["/bin/true"])
+                m = b.measure(rt.cmd("run", "--bundle", bd, cid, policy=files.get(name)))
+                if m["rc"] != 0:
+                    print(f"{name}: run failed (rc {m['rc']})", file=sys.stderr)
+                    bench.call(rt.cmd("delete", "--force", cid))
+                elif r >= 0:
+                    b.record(name, rt, m)
+                bench.reap()
+    finally:
+        b.cleanup()
+        b.remove_tmp()
+    rep = bench.Report(b)
+    full = rep.get("full policy", "sharness", "cpu_ms")
+    print("| variant | run CPU (ms) | saved against the full policy (ms) |")
+    print("| --- | ---: | ---: |")
+    for name, _ in variants:
+        st = rep.get(name, "sharness", "cpu_ms")
+        if not st:
+            print(f"| {name} | failed | |")
+            continue
+        fixed = ("plain", "full policy", "an empty policy")
+        saved = f"{full['median'] - st['median']:.2f}" if full and name not in fixed else ""
+        label = name if name in fixed else f"without {name}"
+        print(f"| {label} | {bench.fmt_ms(st)} | {saved} |")
+
+
+if __name__ == "__main__":
+    main()
