@@ -34,6 +34,7 @@ Environment (all optional):
 """
 
 import argparse
+import contextlib
 import copy
 import ctypes
 import datetime
@@ -661,6 +662,35 @@ def set_subreaper():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
         log("warning: cannot become a child subreaper")
+
+
+def enter_private_mount_ns(script):
+    """For the bench/profile tools: run `script` again (same argv) in a private mount namespace,
+    once, as bench/run.sh runs bench.py; nothing they mount is seen outside."""
+    if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
+        os.environ["SHARNESS_BENCH_IN_NS"] = "1"
+        os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
+                              os.path.abspath(script)] + sys.argv[1:])
+
+
+@contextlib.contextmanager
+def session(rts):
+    """A Bench over the Runtime objects `rts` (the first is "ours"), set up as bench.py's main does
+    (subreaper, temp dir, bundle, the hybrid host's cgroup2 hidden, a cgroup parent), and cleaned
+    up whatever happens. The samples stay in it for a Report."""
+    set_subreaper()
+    b = Bench(rts[0].path)
+    b.rts = list(rts)
+    b.ours = b.rts[0]
+    try:
+        b.setup()
+        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
+            b.hide_unified("replace")
+        b.setup_cgroups()
+        yield b
+    finally:
+        b.cleanup()
+        b.remove_tmp()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,12 +16,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
-    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
-    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
-                          os.path.abspath(__file__)] + sys.argv[1:])
-
 import bench  # noqa: E402
+
+bench.enter_private_mount_ns(__file__)
 
 ROUNDS = int(os.environ.get("AB_ROUNDS", "30"))
 POLICY = os.environ.get("AB_POLICY")
@@ -31,15 +28,8 @@ def main():
     pairs = [a.split("=", 1) for a in sys.argv[1:]]
     if not pairs or any(len(p) != 2 for p in pairs):
         sys.exit(__doc__)
-    bench.set_subreaper()
-    b = bench.Bench(pairs[0][1])
-    b.rts = [bench.Runtime(n, os.path.abspath(p), f"v{i}") for i, (n, p) in enumerate(pairs)]
-    b.ours = b.rts[0]
-    try:
-        b.setup()
-        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
-            b.hide_unified("replace")
-        b.setup_cgroups()
+    rts = [bench.Runtime(n, os.path.abspath(p), f"v{i}") for i, (n, p) in enumerate(pairs)]
+    with bench.session(rts) as b:
         print(f"probe: {b.probe()}", file=sys.stderr)
         for r in range(-2, ROUNDS):
             for rt in b.rotate(r):
@@ -62,9 +52,6 @@ def main():
                 if r >= 0:
                     b.record("state (unknown id)", rt, m)
                 bench.reap()
-    finally:
-        b.cleanup()
-        b.remove_tmp()
     rep = bench.Report(b)
     first = b.rts[0].name
     pol = " run under policy CPU (ms) | policy/plain CPU |" if POLICY else ""

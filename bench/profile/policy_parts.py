@@ -15,12 +15,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
-    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
-    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
-                          os.path.abspath(__file__)] + sys.argv[1:])
-
 import bench  # noqa: E402
+
+bench.enter_private_mount_ns(__file__)
 
 ROUNDS = int(os.environ.get("AB_ROUNDS", "20"))
 
@@ -68,16 +65,8 @@ def main():
             files[name] = os.path.join(tmp, f"v{i}.json")
             with open(files[name], "w") as f:
                 json.dump(p, f)
-    bench.set_subreaper()
-    b = bench.Bench(binary)
-    b.rts = [bench.Runtime("sharness", binary, "s")]
-    b.ours = b.rts[0]
-    rt = b.ours
-    try:
-        b.setup()
-        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
-            b.hide_unified("replace")
-        b.setup_cgroups()
+    rt = bench.Runtime("sharness", binary, "s")
+    with bench.session([rt]) as b:
         for r in range(-2, ROUNDS):
             order = variants[r % len(variants):] + variants[:r % len(variants)]
             for name, _ in order:
@@ -90,9 +79,6 @@ def main():
                 elif r >= 0:
                     b.record(name, rt, m)
                 bench.reap()
-    finally:
-        b.cleanup()
-        b.remove_tmp()
     rep = bench.Report(b)
     full = rep.get("full policy", "sharness", "cpu_ms")
     print("| variant | run CPU (ms) | saved against the full policy (ms) |")

@@ -11,26 +11,17 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
-    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
-    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
-                          os.path.abspath(__file__)] + sys.argv[1:])
 import bench  # noqa: E402
+
+bench.enter_private_mount_ns(__file__)
 
 
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     name, binary, n = sys.argv[1], os.path.abspath(sys.argv[2]), int(sys.argv[3])
-    bench.set_subreaper()
-    b = bench.Bench(binary)
-    b.rts = [bench.Runtime(name, binary, "x")]
-    b.ours = rt = b.rts[0]
-    try:
-        b.setup()
-        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
-            b.hide_unified("replace")
-        b.setup_cgroups()
+    rt = bench.Runtime(name, binary, "x")
+    with bench.session([rt]) as b:
 
         def probe(level):
             cpu, wall = [], []
@@ -59,9 +50,6 @@ def main():
                 bench.reap()
         print(f"({n} containers up in {time.monotonic() - t0:.1f} s)", flush=True)
         probe(n)
-    finally:
-        b.cleanup()
-        b.remove_tmp()
 
 
 if __name__ == "__main__":

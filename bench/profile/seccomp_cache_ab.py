@@ -17,12 +17,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-if os.environ.get("SHARNESS_BENCH_IN_NS") != "1":
-    os.environ["SHARNESS_BENCH_IN_NS"] = "1"
-    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", "/usr/bin/python3",
-                          os.path.abspath(__file__)] + sys.argv[1:])
-
 import bench  # noqa: E402
+
+bench.enter_private_mount_ns(__file__)
 from docker_seccomp import to_oci  # noqa: E402
 
 ROUNDS = int(os.environ.get("AB_ROUNDS", "30"))
@@ -60,18 +57,11 @@ def main():
         confs[name] = os.path.join(tmp, f"cache-{name}.json")
         with open(confs[name], "w") as f:
             json.dump({"seccompCache": on}, f)
-    bench.set_subreaper()
-    b = bench.Bench(binary)
-    b.rts = [ConfigRuntime("cache-on", binary, "on", confs["on"]),
-             ConfigRuntime("cache-off", binary, "off", confs["off"])]
-    b.ours = b.rts[0]
+    rts = [ConfigRuntime("cache-on", binary, "on", confs["on"]),
+           ConfigRuntime("cache-off", binary, "off", confs["off"])]
     # (label, seccomp section in config.json, policy file)
     cases = [("docker default profile", docker, None), ("harsh policy", None, pfile), ("no seccomp", None, None)]
-    try:
-        b.setup()
-        if any(mp == "/sys/fs/cgroup/unified" and t == "cgroup2" for mp, t, _ in b.cgroup_mounts()):
-            b.hide_unified("replace")
-        b.setup_cgroups()
+    with bench.session(rts) as b:
         for r in range(-2, ROUNDS):
             for rt in b.rotate(r):
                 for label, sec, pol in cases:
@@ -91,9 +81,6 @@ def main():
                     elif r >= 0:
                         b.record(label, rt, m)
                     bench.reap()
-    finally:
-        b.cleanup()
-        b.remove_tmp()
     rep = bench.Report(b)
     print("| run /bin/true | cache on CPU (ms) | cache off CPU (ms) | saved CPU (ms) | cache on wall (ms) | cache off wall (ms) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")

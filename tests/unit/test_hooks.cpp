@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE hooks
 #include <boost/test/unit_test.hpp>
 
+#include "tests/unit/temp_dir.hpp"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -21,16 +23,8 @@ namespace {
 const std::string kState =
     R"({"ociVersion":"1.2.0","id":"c1","status":"creating","pid":42,"bundle":"/b","annotations":{"a":"b"}})";
 
-// A fresh temporary directory per test, removed afterwards.
-struct TmpDir {
-  std::string path;
-  TmpDir() {
-    char tmpl[] = "/tmp/sharness-hooks-XXXXXX";
-    BOOST_REQUIRE(mkdtemp(tmpl));
-    path = tmpl;
-  }
-  ~TmpDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
+struct TmpDir : sh::test::TempDir {
+  TmpDir() : TempDir("sharness-hooks") {}
 };
 
 std::string slurp(const std::string& path) {

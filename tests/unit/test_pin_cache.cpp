@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE pin_cache
 #include <boost/test/unit_test.hpp>
 
+#include "tests/unit/temp_dir.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,16 +22,13 @@ namespace {
 
 const std::string kSha(64, 'a');
 
-struct Temp {
-  fs::path dir;
-  Temp() {
-    char tmpl[] = "/tmp/sharness-pincache-XXXXXX";
-    dir = mkdtemp(tmpl);
+struct Temp : sh::test::TempDir {
+  const fs::path& dir = path;
+  Temp() : TempDir("sharness-pincache") {
     fs::create_directories(dir / "rootfs/bin");
     fs::create_directories(dir / "state");
     std::ofstream(dir / "rootfs/bin/tool") << "first content";
   }
-  ~Temp() { fs::remove_all(dir); }
   std::vector<exec_allowlist::Hashed> hash() {
     std::vector<policy::Pin> pins{{"/bin/tool", kSha}};
     return hash_pins((dir / "state").string(), (dir / "rootfs").string(), pins);

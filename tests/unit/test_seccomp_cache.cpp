@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE seccomp_cache
 #include <boost/test/unit_test.hpp>
 
+#include "tests/unit/temp_dir.hpp"
+
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
@@ -61,14 +63,8 @@ oci::Seccomp with_flags() {
   return s;
 }
 
-struct TempRoot {
-  fs::path path;
-  TempRoot() {
-    char t[] = "/tmp/seccomp-cache-test.XXXXXX";
-    BOOST_REQUIRE(mkdtemp(t));
-    path = t;
-  }
-  ~TempRoot() { fs::remove_all(path); }
+struct TempRoot : sh::test::TempDir {
+  TempRoot() : TempDir("seccomp-cache-test") {}
   fs::path entry(const oci::Seccomp& s) const { return path / ".cache/seccomp" / (seccomp::cache_key(s) + ".bpf"); }
 };
 
