@@ -305,6 +305,17 @@ class Bench:
                     cpu_sys_ms=cgs / 1e6 if cgs >= 0 else sys_ / 1000.0,
                     failed=failed, err=errtext)
 
+    def run_and_record(self, rt, op, cid, bundle, r, policy=None):
+        """For the profile tools: `run` the bundle as cid and record it under op in a measured
+        round (r >= 0); a failed run is reported and deleted. Returns the measurement."""
+        m = self.measure(rt.cmd("run", "--bundle", bundle, cid, policy=policy))
+        if m["rc"] != 0:
+            log(f"{op} {rt.name}: run failed (rc {m['rc']}): {first_line(m['err'])}")
+            call(rt.cmd("delete", "--force", cid))
+        elif r >= 0:
+            self.record(op, rt, m)
+        return m
+
     def record(self, op, rt, m, level=None):
         s = {k: v for k, v in m.items() if k != "err"}
         s.update(op=op, rt=rt.name, level=level)

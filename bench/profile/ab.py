@@ -35,19 +35,11 @@ def main():
             for rt in b.rotate(r):
                 cid = b.newid(rt, "run")
                 bd = b.bundle(cid, ["/bin/true"])
-                m = b.measure(rt.cmd("run", "--bundle", bd, cid))
-                if m["rc"] == 0 and r >= 0:
-                    b.record("run /bin/true", rt, m)
-                elif m["rc"] != 0:
-                    bench.call(rt.cmd("delete", "--force", cid))
+                b.run_and_record(rt, "run /bin/true", cid, bd, r)
                 if POLICY and rt.name not in ("crun", "runc"):
                     cid = b.newid(rt, "pol")
                     bd = b.bundle(cid, ["/bin/true"])
-                    m = b.measure(rt.cmd("run", "--bundle", bd, cid, policy=POLICY))
-                    if m["rc"] == 0 and r >= 0:
-                        b.record("run under policy", rt, m)
-                    elif m["rc"] != 0:
-                        bench.call(rt.cmd("delete", "--force", cid))
+                    b.run_and_record(rt, "run under policy", cid, bd, r, policy=POLICY)
                 m = b.measure(rt.cmd("state", "no-such-container"))
                 if r >= 0:
                     b.record("state (unknown id)", rt, m)

@@ -72,12 +72,7 @@ def main():
             for name, _ in order:
                 cid = b.newid(rt, "p")
                 bd = b.bundle(cid, ["/bin/true"])
-                m = b.measure(rt.cmd("run", "--bundle", bd, cid, policy=files.get(name)))
-                if m["rc"] != 0:
-                    print(f"{name}: run failed (rc {m['rc']})", file=sys.stderr)
-                    bench.call(rt.cmd("delete", "--force", cid))
-                elif r >= 0:
-                    b.record(name, rt, m)
+                b.run_and_record(rt, name, cid, bd, r, policy=files.get(name))
                 bench.reap()
     rep = bench.Report(b)
     full = rep.get("full policy", "sharness", "cpu_ms")

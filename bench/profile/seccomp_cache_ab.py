@@ -74,12 +74,7 @@ def main():
                         c["linux"]["seccomp"] = sec
                         with open(cf, "w") as f:
                             json.dump(c, f)
-                    m = b.measure(rt.cmd("run", "--bundle", bd, cid, policy=pol))
-                    if m["rc"] != 0:
-                        print(f"{label} {rt.name}: run failed (rc {m['rc']})", file=sys.stderr)
-                        bench.call(rt.cmd("delete", "--force", cid))
-                    elif r >= 0:
-                        b.record(label, rt, m)
+                    b.run_and_record(rt, label, cid, bd, r, policy=pol)
                     bench.reap()
     rep = bench.Report(b)
     print("| run /bin/true | cache on CPU (ms) | cache off CPU (ms) | saved CPU (ms) | cache on wall (ms) | cache off wall (ms) |")
