@@ -127,6 +127,10 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
     return fail(m + " (" + describe_status(st) + ")");
   }
   Freezer fz = TRY(Freezer::open(worker_cg));
+  // The gate sandboxes itself with few fds: no host cgroup directory stays open in it.
+  worker_cg = {};
+  gate_cg = {};
+  cgroups::close_kept_roots();
   double t = TRY(fz.set(true));
   log_line(log_fd, c.name, "gate", "worker " + std::to_string(pid) + " ready and frozen (" + std::to_string(t) + " ms)");
 

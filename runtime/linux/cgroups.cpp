@@ -20,6 +20,7 @@ namespace sh::cgroups {
 namespace detail {
 // Hierarchy roots opened and verified in this process, by mount point (see root_of).
 std::map<std::string, Dir, std::less<>> g_roots;
+std::map<std::string, std::pair<dev_t, ino_t>, std::less<>> g_root_ids;  // what each root fd was opened on
 namespace {
 
 bool g_any_fs = false;
@@ -87,13 +88,25 @@ bool has_word(std::string_view text, std::string_view word) {
 void allow_any_fs_for_tests(bool allow) {
   g_any_fs = allow;
   g_roots.clear();  // a root kept under one rule is not trusted under the other
+  g_root_ids.clear();
 }
 
 // Open a hierarchy's mount point and check it really is cgroupfs (a path from mountinfo
 // could have been over-mounted since), once per process: later operations go through the
 // verified O_PATH fd, which an over-mount cannot redirect either.
 Result<const Dir*> root_of(const std::string& mount, bool v2) {
-  if (auto it = g_roots.find(mount); it != g_roots.end() && it->second.v2 == v2) return &it->second;
+  if (auto it = g_roots.find(mount); it != g_roots.end()) {
+    // A daemon that closes every fd it inherits (the KMS, hooks) leaves a stale number here,
+    // maybe reused by something else: check it still is the directory we verified, and if not
+    // forget it without closing it (the number is someone else's now).
+    struct stat st;
+    const auto& id = g_root_ids[mount];
+    if (it->second.v2 == v2 && ::fstat(it->second.fd.get(), &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_dev == id.first && st.st_ino == id.second)
+      return &it->second;
+    (void)it->second.fd.release();
+    g_roots.erase(it);
+  }
   int fd = ::open(mount.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return sys_error("open " + mount);
   Dir d{mount, Fd(fd), v2};
@@ -103,6 +116,9 @@ Result<const Dir*> root_of(const std::string& mount, bool v2) {
     if (st.f_type != (v2 ? CGROUP2_SUPER_MAGIC : CGROUP_SUPER_MAGIC))
       return fail(mount + ": not a " + (v2 ? "cgroup2" : "cgroup") + " filesystem");
   }
+  struct stat st;
+  if (::fstat(fd, &st) < 0) return sys_error("stat " + mount);
+  g_root_ids[mount] = {st.st_dev, st.st_ino};
   auto [it, fresh] = g_roots.insert_or_assign(mount, std::move(d));
   return &it->second;
 }
@@ -497,6 +513,11 @@ Result<const Dir*> leaf_in(Kept& kept, const Hierarchy& h, const std::string& pa
 }  // namespace
 
 // ---- Cgroup -------------------------------------------------------------------------------
+void close_kept_roots() {
+  detail::g_roots.clear();
+  detail::g_root_ids.clear();
+}
+
 std::vector<int> kept_root_fds() {
   std::vector<int> out;
   for (const auto& [m, d] : detail::g_roots) out.push_back(d.fd.get());

@@ -100,6 +100,9 @@ class Cgroup {
 // The verified hierarchy roots this process keeps open (O_PATH|O_CLOEXEC), for a clone of
 // the runtime to close (Cgroup::kept_fds includes them).
 std::vector<int> kept_root_fds();
+// Close the hierarchy roots this process keeps open: for a daemon that is about to sandbox
+// itself with few fds (the KMS gate). Later calls open them again.
+void close_kept_roots();
 
 // Helpers exposed for unit tests.
 std::string mode_name(Mode m);

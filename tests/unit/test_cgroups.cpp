@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE cgroups
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -276,6 +277,34 @@ struct FakeTree {
 };
 
 }  // namespace
+
+// A daemon that closes every fd it inherited (the KMS gate does) must not leave the kept root
+// of a hierarchy pointing at whatever reuses the number: the next operation opens it again and
+// never closes the stranger's fd.
+BOOST_AUTO_TEST_CASE(kept_root_closed_under_us_is_reopened_not_reused) {
+  FakeTree t;
+  t.dir("", {"cgroup.subtree_control"});
+  t.dir("/a", {"cgroup.subtree_control", "pids.max", "cgroup.procs"});
+  cg::Layout l;
+  l.mode = cg::Mode::v2;
+  l.unified_mount = t.root;
+  l.v2_controllers = {"pids"};
+  sh::oci::Resources res;
+  res.pids = sh::oci::PidsResources{7};
+  BOOST_REQUIRE(cg::Cgroup(l, "/a").update(res));
+  auto kept = cg::kept_root_fds();
+  BOOST_REQUIRE_EQUAL(kept.size(), 1u);
+  ::close(kept[0]);
+  int stranger = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // takes the lowest free number
+  BOOST_REQUIRE_EQUAL(stranger, kept[0]);
+  res.pids = sh::oci::PidsResources{9};
+  auto again = cg::Cgroup(l, "/a").update(res);
+  BOOST_REQUIRE_MESSAGE(again, (again ? "" : again.error().what()));
+  BOOST_TEST(t.at("/a/pids.max") == "9");
+  BOOST_TEST(::fcntl(stranger, F_GETFD) >= 0);  // still open: not closed as if it were ours
+  ::close(stranger);
+  cg::close_kept_roots();
+}
 
 BOOST_AUTO_TEST_CASE(v2_translation_on_fake_tree) {
   FakeTree t;
