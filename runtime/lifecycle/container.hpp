@@ -62,6 +62,9 @@ Result<std::vector<oci::State>> list(const Globals& g);
 
 // Internal helpers shared by the commands.
 Status status_of(const Record& r);
+// A pidfd of the record's init, empty when that process is gone (or its pid was recycled):
+// its readiness says the container stopped.
+Fd init_pidfd(const Record& r);
 oci::State to_state(const Record& r, Status s);
 
 }  // namespace sh::lifecycle

@@ -19,9 +19,6 @@ namespace sh::lifecycle {
 
 namespace {
 
-// A pidfd for the record's init, or an empty Fd if that process is gone.
-Fd init_pidfd(const Record& r) { return proc::pidfd_of(r.pid, r.start_time); }
-
 Result<void> signal_init(const Record& r, int sig) {
   Fd fd = init_pidfd(r);
   if (!fd) return fail("cannot kill container " + r.id + ": container not running");
@@ -40,7 +37,7 @@ void kill_and_wait(const Record& r) {
   Fd fd = init_pidfd(r);
   if (!fd) return;
   ::syscall(SYS_pidfd_send_signal, fd.get(), SIGKILL, nullptr, 0);
-  proc::exits_within(fd.get(), 5000);
+  proc::exits_within(fd.get(), std::chrono::seconds(5));
 }
 
 }  // namespace

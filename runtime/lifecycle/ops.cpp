@@ -3,7 +3,6 @@
 #include "runtime/lifecycle/ops.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -311,31 +310,6 @@ Result<cgroups::Cgroup::Stats> stats(const Globals& g, const std::string& id) {
   return TRYC("stats of container " + id, cg.stats());
 }
 
-namespace {
-
-// A pidfd of the record's init, empty when it is gone: its readiness says the container stopped.
-Fd init_pidfd(const Record& r) { return proc::pidfd_of(r.pid, r.start_time); }
-
-// Sleep for `d` or until init exits; true when it exited.
-bool wait_exit(int pidfd, std::chrono::nanoseconds d) {
-  auto deadline = std::chrono::steady_clock::now() + d;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    struct timespec ts{time_t(left.count() / 1'000'000'000), long(left.count() % 1'000'000'000)};
-    struct pollfd p{pidfd, POLLIN, 0};
-    int n = ::ppoll(&p, 1, &ts, nullptr);
-    if (n > 0) return true;
-    if (n == 0) return false;
-    if (errno != EINTR) {
-      ::nanosleep(&ts, nullptr);  // cannot watch it: sleep, and let the status check decide
-      return false;
-    }
-  }
-}
-
-}  // namespace
-
 Result<void> events(const Globals& g, const std::string& id, std::chrono::nanoseconds interval,
                     const std::function<bool(const std::string& line)>& emit) {
   // No lock held for the stream's life: delete must not wait for a watcher.
@@ -345,7 +319,7 @@ Result<void> events(const Globals& g, const std::string& id, std::chrono::nanose
   if (!pidfd) return {};  // stopped between the status check and now
   uint64_t ooms = TRYC("stats of container " + id, cg.stats()).oom_kills;
   for (;;) {
-    bool exited = wait_exit(pidfd.get(), interval);
+    bool exited = proc::exits_within(pidfd.get(), interval);
     // Sampled even when init just exited: an OOM kill of init is the event worth reporting.
     auto s = cg.stats();
     if (s && s->oom_kills > ooms) {

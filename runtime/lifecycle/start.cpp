@@ -51,10 +51,10 @@ Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci:
     return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
   // Opened first: a kill that came just before our lock may have init dying still, and then
   // the socket refuses or resets. That is the state error, not a runtime failure.
-  Fd init = proc::pidfd_of(rec.pid, rec.start_time);
+  Fd init = init_pidfd(rec);
   auto m = release_init(dir, rec);
   if (!m) {
-    if (!init || proc::exits_within(init.get(), 2000))
+    if (!init || proc::exits_within(init.get(), std::chrono::seconds(2)))
       return fail("cannot start container " + rec.id + ": it is stopped, not created");
     return std::unexpected(m.error());
   }

@@ -34,6 +34,8 @@ Status status_of(const Record& r) {
   return Status::running;
 }
 
+Fd init_pidfd(const Record& r) { return proc::pidfd_of(r.pid, r.start_time); }
+
 Result<oci::State> state(const Globals& g, const std::string& id) {
   Store store(g.root);
   ContainerDir dir = TRY(store.open(id, Lock::none));

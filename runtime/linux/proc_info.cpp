@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -59,12 +60,21 @@ Fd pidfd_of(pid_t pid, uint64_t start_time) {
   return fd;
 }
 
-bool exits_within(int pidfd, int ms) {
-  struct pollfd p{pidfd, POLLIN, 0};
-  int n;
-  while ((n = ::poll(&p, 1, ms)) < 0 && errno == EINTR) {
+bool exits_within(int pidfd, std::chrono::nanoseconds d) {
+  auto deadline = std::chrono::steady_clock::now() + d;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    struct timespec ts{time_t(left.count() / 1'000'000'000), long(left.count() % 1'000'000'000)};
+    struct pollfd p{pidfd, POLLIN, 0};
+    int n = ::ppoll(&p, 1, &ts, nullptr);
+    if (n > 0) return true;
+    if (n == 0) return false;
+    if (errno != EINTR) {
+      ::nanosleep(&ts, nullptr);
+      return false;
+    }
   }
-  return n > 0;
 }
 
 }  // namespace sh::proc

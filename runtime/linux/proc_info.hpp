@@ -4,6 +4,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,7 +29,8 @@ bool alive(pid_t pid, uint64_t start_time);
 // A pidfd for the process that is pid and started at start_time; empty when it is gone.
 // Checked after opening: the pidfd pins the process, so the check cannot go stale.
 Fd pidfd_of(pid_t pid, uint64_t start_time);
-// Wait up to ms for the process behind pidfd to exit; true when it has.
-bool exits_within(int pidfd, int ms);
+// Wait up to `d` for the process behind pidfd to exit; true when it has. If the pidfd cannot
+// be polled, sleeps the time out and returns false (the caller's status check decides).
+bool exits_within(int pidfd, std::chrono::nanoseconds d);
 
 }  // namespace sh::proc
