@@ -11,7 +11,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "base/file.hpp"
+#include "base/private_cache.hpp"
 #include "base/log.hpp"
 #include "runtime/linux/safe_path.hpp"
 
@@ -44,23 +44,8 @@ std::string entry_name(const struct stat& st) {
   return name;
 }
 
-// <root>/.cache/pins, made if missing; only a root-owned directory nobody else may write is used.
-Fd cache_dir(const std::string& state_root) {
-  std::string cache = state_root + "/.cache", pins = cache + "/pins";
-  for (const auto& d : {cache, pins})
-    if (::mkdir(d.c_str(), 0700) < 0 && errno != EEXIST) return Fd();
-  Fd dir(::open(pins.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat st;
-  if (!dir || ::fstat(dir.get(), &st) < 0 || st.st_uid != ::geteuid() || (st.st_mode & 077)) return Fd();
-  return dir;
-}
-
 std::optional<exec_allowlist::Hashed> cached(int dir, const std::string& name) {
-  Fd f(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  struct stat st;
-  if (!f || ::fstat(f.get(), &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077))
-    return std::nullopt;
-  auto text = read_fd(f.get(), name, 512);
+  auto text = read_private(dir, name, 512);
   exec_allowlist::Hashed h;
   if (!text || !parse_pin_cache_line(*text, h)) return std::nullopt;
   return h;
@@ -76,11 +61,7 @@ void store(int dir, const std::string& name, const exec_allowlist::Hashed& h) {
         for (const auto& old : names) ::unlinkat(::dirfd(ds), old.c_str(), 0);
       ::closedir(ds);
     }
-  std::string tmp = "." + name + "." + std::to_string(::getpid());
-  Fd f(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!f) return;
-  if (!write_all(f.get(), pin_cache_line(h), tmp) || ::renameat(dir, tmp.c_str(), dir, name.c_str()) < 0)
-    ::unlinkat(dir, tmp.c_str(), 0);
+  (void)write_private(dir, name, pin_cache_line(h));  // not kept: the next create hashes again
 }
 
 }  // namespace
@@ -129,7 +110,7 @@ std::vector<exec_allowlist::Hashed> hash_pins(const std::string& state_root, con
     exec_allowlist::Hashed h{now.st_dev, now.st_ino, now.st_size, now.st_mtim, now.st_ctim, {}};
     bool keep = cacheable_fs(f.get());
     if (keep && !dir_tried) {
-      dir = cache_dir(state_root);
+      if (auto d = open_private_cache(state_root, "pins")) dir = std::move(*d);
       dir_tried = true;
     }
     std::string name = entry_name(now);

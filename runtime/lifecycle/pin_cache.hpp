@@ -3,8 +3,8 @@
 // create hashes each pinned file as the bundle's rootfs has it, before init is cloned, and init
 // (runtime/linux/exec_allowlist) takes that digest only for the very same object, unchanged:
 // same device, inode, size, mtime and ctime. Files on a local disk or tmpfs (ext4, xfs, btrfs,
-// tmpfs) have their digest kept in <root>/.cache/pins/<dev>-<ino>, so the next container from
-// the same files hashes nothing. Not kept on FUSE, network or overlay file systems: the first two
+// tmpfs) have their digest kept in <root>/.cache/pins/<dev>-<ino> (base/private_cache), so the
+// next container from the same files hashes nothing. Not kept on FUSE, network or overlay file systems: the first two
 // can serve other bytes under the same attributes, and an overlay's device changes with every
 // mount, so an entry would never be found again. Any write to a file changes its ctime, which
 // the kernel sets and no system call can set back.

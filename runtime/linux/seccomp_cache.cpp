@@ -1,16 +1,13 @@
 #include "runtime/linux/seccomp_cache.hpp"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <linux/seccomp.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstring>
 
-#include "base/file.hpp"
 #include "base/log.hpp"
+#include "base/private_cache.hpp"
 #include "base/sha256.hpp"
 
 namespace sh::seccomp {
@@ -112,48 +109,16 @@ std::string digest(const std::string& key, const std::string& flags, std::string
   return sha256_hex(all);
 }
 
-// Owned by us, not writable by anyone else: the only way a filter's bytes may come from disk.
-Result<void> check_owned(int fd, const std::string& what) {
-  struct stat st;
-  if (::fstat(fd, &st) < 0) return sys_error("stat " + what);
-  if (st.st_uid != ::geteuid()) return fail(what + ": owned by uid " + std::to_string(st.st_uid));
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) return fail(what + ": writable by group or others");
-  return {};
-}
-
-// mkdir (0700) if missing, then open without following a symlink and check it is ours.
-Result<Fd> private_dir(int parent, const char* name, const std::string& path) {
-  if (::mkdirat(parent, name, 0700) < 0 && errno != EEXIST) return sys_error("create " + path);
-  Fd d(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!d) return sys_error("open " + path);
-  TRYV(check_owned(d.get(), path));
-  return d;
-}
-
-Result<Fd> open_cache(const std::string& state_root) {
-  Fd root = TRY(open_file(state_root, O_RDONLY | O_DIRECTORY));
-  Fd dot = TRY(private_dir(root.get(), ".cache", state_root + "/.cache"));
-  return private_dir(dot.get(), "seccomp", cache_dir(state_root));
-}
-
 struct Entry {
   std::vector<sock_filter> prog;
   unsigned flags = 0;
 };
 
 Result<Entry> read_entry(int dir, const std::string& key, const std::string& name) {
-  Fd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) return sys_error("open " + name);
-  struct stat st;
-  if (::fstat(fd.get(), &st) < 0) return sys_error("stat " + name);
-  if (!S_ISREG(st.st_mode)) return fail(name + ": not a regular file");
-  TRYV(check_owned(fd.get(), name));
-  size_t size = size_t(st.st_size);
-  if (size <= kHeaderLen || size % sizeof(sock_filter) != 0 ||
-      size - kHeaderLen > BPF_MAXINSNS * sizeof(sock_filter))
+  std::string data = TRY(read_private(dir, name, kHeaderLen + BPF_MAXINSNS * sizeof(sock_filter)));
+  size_t size = data.size();
+  if (size <= kHeaderLen || size % sizeof(sock_filter) != 0)
     return fail(name + ": " + std::to_string(size) + " bytes is not a cached BPF program");
-  std::string data = TRY(read_fd(fd.get(), name, size + 1));
-  if (data.size() != size) return fail(name + ": changed while read");
   std::string_view prog(data.data() + kHeaderLen, size - kHeaderLen);
   std::string flags = data.substr(kDigestLen, 8);
   if (data.compare(0, kDigestLen, digest(key, flags, prog)) != 0) return fail(name + ": digest mismatch");
@@ -165,23 +130,14 @@ Result<Entry> read_entry(int dir, const std::string& key, const std::string& nam
   return e;
 }
 
-// temp file + rename: readers see the old entry or the whole new one, never a part.
 Result<void> write_entry(int dir, const std::string& key, const std::string& name, const Entry& e) {
   std::string flags = flags_word(e.flags);
   std::string data = digest(key, flags, bytes(e.prog)) + flags;
   data += bytes(e.prog);
-  std::string tmp = "." + name + "." + std::to_string(::getpid()) + ".tmp";
-  Fd fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return sys_error("create " + tmp);
-  auto r = write_all(fd.get(), data, tmp);
-  if (r && ::renameat(dir, tmp.c_str(), dir, name.c_str()) < 0) r = sys_error("rename " + tmp + " to " + name);
-  if (!r) ::unlinkat(dir, tmp.c_str(), 0);
-  return r;
+  return write_private(dir, name, data);
 }
 
 }  // namespace
-
-std::string cache_dir(const std::string& state_root) { return state_root + "/.cache/seccomp"; }
 
 std::string cache_key(const oci::Seccomp& s) { return sha256_hex(serialize(s)); }
 
@@ -195,7 +151,7 @@ Result<Filter> compile_cached(const oci::Seccomp& s, const std::string& state_ro
   if (state_root.empty() || !cacheable(s)) return Filter::compile(s);
   std::string key = cache_key(s);
   std::string name = key + ".bpf";
-  auto dir = open_cache(state_root);
+  auto dir = open_private_cache(state_root, "seccomp");
   if (!dir) log::debug("seccomp cache: not used: " + dir.error().what());
   if (dir) {
     auto hit = read_entry(dir->get(), key, name);

@@ -6,9 +6,9 @@
 //
 // The key is the SHA-256 of everything the program depends on: a canonical serialization of
 // the section, libseccomp's version, the kernel API level it detected, the native arch, and
-// the runtime's version and build id. An entry is used only if its directory and file are
-// ours (not a symlink, owned by our euid, not group/world-writable), its size fits, and the
-// digest in its header matches; anything else is ignored (logged at debug) and the filter
+// the runtime's version and build id. An entry is used only if its directories and file pass
+// base/private_cache's checks (ours, not a symlink, no group or other permission bits), its
+// size fits, and the digest in its header matches; anything else is ignored (logged at debug) and the filter
 // compiled afresh, so the cache can never fail a container. Filters with SCMP_ACT_NOTIFY are
 // never cached: their load must hand back a listener fd (libseccomp's path does).
 #pragma once
@@ -20,8 +20,6 @@
 
 namespace sh::seccomp {
 
-// Where a state root keeps the cache.
-std::string cache_dir(const std::string& state_root);
 // The entry's name (lowercase hex) for `s` on this libseccomp, kernel and runtime build.
 std::string cache_key(const oci::Seccomp& s);
 // Whether `s` may be cached (no SCMP_ACT_NOTIFY rule).

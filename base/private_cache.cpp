@@ -1,0 +1,56 @@
+#include "base/private_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file.hpp"
+
+namespace sh {
+namespace {
+
+Result<void> check_private(int fd, const std::string& what) {
+  struct stat st;
+  if (::fstat(fd, &st) < 0) return sys_error("stat " + what);
+  if (st.st_uid != ::geteuid()) return fail(what + ": owned by uid " + std::to_string(st.st_uid));
+  if (st.st_mode & 077) return fail(what + ": open to group or others");
+  return {};
+}
+
+Result<Fd> private_dir(int parent, const std::string& name, const std::string& path) {
+  if (::mkdirat(parent, name.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("create " + path);
+  Fd d(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!d) return sys_error("open " + path);
+  TRYV(check_private(d.get(), path));
+  return d;
+}
+
+}  // namespace
+
+Result<Fd> open_private_cache(const std::string& state_root, const std::string& kind) {
+  Fd root = TRY(open_file(state_root, O_RDONLY | O_DIRECTORY));
+  Fd cache = TRY(private_dir(root.get(), ".cache", state_root + "/.cache"));
+  return private_dir(cache.get(), kind, state_root + "/.cache/" + kind);
+}
+
+Result<std::string> read_private(int dir, const std::string& name, size_t limit) {
+  Fd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) return sys_error("open " + name);
+  struct stat st;
+  if (::fstat(fd.get(), &st) < 0) return sys_error("stat " + name);
+  if (!S_ISREG(st.st_mode)) return fail(name + ": not a regular file");
+  TRYV(check_private(fd.get(), name));
+  return read_fd(fd.get(), name, limit);
+}
+
+Result<void> write_private(int dir, const std::string& name, std::string_view data) {
+  std::string tmp = "." + name + "." + std::to_string(::getpid()) + ".tmp";
+  Fd fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return sys_error("create " + tmp);
+  auto r = write_all(fd.get(), data, tmp);
+  if (r && ::renameat(dir, tmp.c_str(), dir, name.c_str()) < 0) r = sys_error("rename " + tmp + " to " + name);
+  if (!r) ::unlinkat(dir, tmp.c_str(), 0);
+  return r;
+}
+
+}  // namespace sh
