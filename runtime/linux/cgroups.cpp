@@ -18,9 +18,14 @@
 
 namespace sh::cgroups {
 namespace detail {
-// Hierarchy roots opened and verified in this process, by mount point (see root_of).
-std::map<std::string, Dir, std::less<>> g_roots;
-std::map<std::string, std::pair<dev_t, ino_t>, std::less<>> g_root_ids;  // what each root fd was opened on
+// Hierarchy roots opened and verified in this process, by mount point (see root_of), with the
+// device and inode each fd was opened on.
+struct Root {
+  Dir dir;
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+std::map<std::string, Root, std::less<>> g_roots;
 namespace {
 
 bool g_any_fs = false;
@@ -88,7 +93,6 @@ bool has_word(std::string_view text, std::string_view word) {
 void allow_any_fs_for_tests(bool allow) {
   g_any_fs = allow;
   g_roots.clear();  // a root kept under one rule is not trusted under the other
-  g_root_ids.clear();
 }
 
 // Open a hierarchy's mount point and check it really is cgroupfs (a path from mountinfo
@@ -100,16 +104,16 @@ Result<const Dir*> root_of(const std::string& mount, bool v2) {
     // maybe reused by something else: check it still is the directory we verified, and if not
     // forget it without closing it (the number is someone else's now).
     struct stat st;
-    const auto& id = g_root_ids[mount];
-    if (it->second.v2 == v2 && ::fstat(it->second.fd.get(), &st) == 0 && S_ISDIR(st.st_mode) &&
-        st.st_dev == id.first && st.st_ino == id.second)
-      return &it->second;
-    (void)it->second.fd.release();
+    const Root& r = it->second;
+    if (r.dir.v2 == v2 && ::fstat(r.dir.fd.get(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == r.dev &&
+        st.st_ino == r.ino)
+      return &r.dir;
+    (void)it->second.dir.fd.release();
     g_roots.erase(it);
   }
   int fd = ::open(mount.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return sys_error("open " + mount);
-  Dir d{mount, Fd(fd), v2};
+  Root r{Dir{mount, Fd(fd), v2}};
   if (!g_any_fs) {
     struct statfs st;
     if (::fstatfs(fd, &st) < 0) return sys_error("statfs " + mount);
@@ -118,9 +122,10 @@ Result<const Dir*> root_of(const std::string& mount, bool v2) {
   }
   struct stat st;
   if (::fstat(fd, &st) < 0) return sys_error("stat " + mount);
-  g_root_ids[mount] = {st.st_dev, st.st_ino};
-  auto [it, fresh] = g_roots.insert_or_assign(mount, std::move(d));
-  return &it->second;
+  r.dev = st.st_dev;
+  r.ino = st.st_ino;
+  auto [it, fresh] = g_roots.insert_or_assign(mount, std::move(r));
+  return &it->second.dir;
 }
 
 
@@ -513,14 +518,11 @@ Result<const Dir*> leaf_in(Kept& kept, const Hierarchy& h, const std::string& pa
 }  // namespace
 
 // ---- Cgroup -------------------------------------------------------------------------------
-void close_kept_roots() {
-  detail::g_roots.clear();
-  detail::g_root_ids.clear();
-}
+void close_kept_roots() { detail::g_roots.clear(); }
 
 std::vector<int> kept_root_fds() {
   std::vector<int> out;
-  for (const auto& [m, d] : detail::g_roots) out.push_back(d.fd.get());
+  for (const auto& [m, r] : detail::g_roots) out.push_back(r.dir.fd.get());
   return out;
 }
 

@@ -86,8 +86,6 @@ class Dirs {
   // With `kept`, directories are looked up in and added to it (a Cgroup's kept leaves).
   Dirs(const Layout& l, std::string rel, std::map<std::string, Dir>* kept = nullptr)
       : layout_(l), rel_(std::move(rel)), open_(kept ? *kept : own_) {}
-  // Hand over a directory create() already opened.
-  void adopt(const std::string& mount, Dir d) { open_.emplace(mount, std::move(d)); }
   // The directory holding a controller's files, nullptr when the host lacks the controller.
   // With `enable`, a v2 controller is first enabled in every ancestor's subtree_control.
   Result<const Dir*> find(std::string_view v1_name, std::string_view v2_name, bool enable = false);
