@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "base/file.hpp"
+#include "base/text.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/seccomp_map.hpp"
@@ -42,17 +43,11 @@ Controllers controllers() {
           enabled == 1 && hierarchy > 0)
         c.v1.insert(n);
     }
-  constexpr std::string_view kSpace = " \t\n";
   for (const char* root : {"/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/unified/cgroup.controllers"}) {
     auto text = read_file(root, 4096);
     if (!text) continue;
     if (root[15] == 'c') c.v2_mounted = true;  // "/sys/fs/cgroup/c..."
-    std::string_view t = *text;
-    for (size_t i = t.find_first_not_of(kSpace); i != std::string_view::npos;) {
-      size_t j = t.find_first_of(kSpace, i);
-      c.v2.insert(std::string(t.substr(i, j == std::string_view::npos ? j : j - i)));
-      i = j == std::string_view::npos ? j : t.find_first_not_of(kSpace, j);
-    }
+    for (auto& w : words(*text)) c.v2.insert(std::move(w));
   }
   return c;
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "base/file.hpp"
+#include "base/text.hpp"
 #include "base/log.hpp"
 #include "runtime/linux/rootfs_impl.hpp"
 
@@ -31,19 +32,6 @@ std::string unescape(std::string_view s) {
     } else {
       out += s[i];
     }
-  }
-  return out;
-}
-
-// Words separated by C-locale white space, as `istream >> string` splits them, without building a
-// stream (and its locale) per mountinfo line.
-std::vector<std::string> split_ws(std::string_view line) {
-  constexpr std::string_view kSpace = " \t\n\v\f\r";
-  std::vector<std::string> out;
-  for (size_t i = line.find_first_not_of(kSpace); i != std::string_view::npos;) {
-    size_t j = line.find_first_of(kSpace, i);
-    out.emplace_back(line.substr(i, j == std::string_view::npos ? j : j - i));
-    i = j == std::string_view::npos ? j : line.find_first_not_of(kSpace, j);
   }
   return out;
 }
@@ -75,7 +63,7 @@ Result<std::vector<MountInfo>> read_mountinfo(const std::string& path) {
 Result<std::vector<MountInfo>> parse_mountinfo(const std::string& text, const std::string& path) {
   std::vector<MountInfo> out;
   for (const auto& line : split_list(text, '\n')) {
-    auto f = split_ws(line);
+    auto f = words(line);
     size_t dash = 0;
     while (dash < f.size() && f[dash] != "-") ++dash;
     if (dash < 6 || dash + 2 >= f.size()) return fail(path + ": malformed line: " + line);
