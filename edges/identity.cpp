@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "base/file.hpp"
+#include "base/sha256.hpp"
 
 namespace sh::identity {
 namespace {
@@ -183,6 +184,25 @@ std::string fingerprint(X509* cert) {
     out.push_back(hex[md[i] & 15]);
   }
   return out;
+}
+
+// The DER is the base64 between the first certificate's BEGIN and END lines; only the base64
+// decoder and SHA-256 are used, so `state` (the one caller in the runtime binary) does not pull
+// the X.509 code into it (bench/results/profile.md "OpenSSL out of the runtime").
+Result<std::string> pem_fingerprint(std::string_view pem, const std::string& what) {
+  constexpr std::string_view kBegin = "-----BEGIN CERTIFICATE-----", kEnd = "-----END CERTIFICATE-----";
+  size_t b = pem.find(kBegin), e = b == std::string_view::npos ? b : pem.find(kEnd, b);
+  if (e == std::string_view::npos) return fail(what + ": no PEM certificate");
+  std::string b64;
+  for (char c : pem.substr(b + kBegin.size(), e - b - kBegin.size()))
+    if (c != '\n' && c != '\r' && c != ' ' && c != '\t') b64.push_back(c);
+  if (b64.empty() || b64.size() % 4 != 0) return fail(what + ": malformed PEM certificate");
+  std::string der(b64.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(der.data()), reinterpret_cast<const unsigned char*>(b64.data()),
+                          int(b64.size()));
+  if (n < 0) return fail(what + ": malformed PEM certificate");
+  der.resize(size_t(n) - (b64.ends_with("==") ? 2 : b64.ends_with("=") ? 1 : 0));  // DecodeBlock keeps the padding
+  return sha256_hex(der);
 }
 
 std::string cert_pem(X509* cert) {

@@ -55,6 +55,8 @@ Result<std::string> uri_san(X509* cert);
 Result<std::string> role_of(X509* cert);
 // Lowercase hex SHA-256 of the DER encoding ("openssl x509 -fingerprint -sha256", without colons).
 std::string fingerprint(X509* cert);
+// The same for the first certificate in a PEM text, without parsing it as X.509.
+Result<std::string> pem_fingerprint(std::string_view pem, const std::string& what);
 
 std::string cert_pem(X509* cert);
 std::string key_pem(EVP_PKEY* key);  // PKCS#8, unencrypted

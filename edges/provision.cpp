@@ -13,6 +13,7 @@
 #include "base/file.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 #include "edges/identity.hpp"
+#include "hooks/hooks.hpp"
 
 namespace sh::edges {
 namespace {
@@ -85,16 +86,7 @@ Result<std::string> current_fingerprint(const std::string& root, const std::stri
   h.state_root = root;
   h.id = id;
   std::string path = policy::host_identity_dir(h) + "/" + identity::kCertFile;
-  auto cert = TRY(identity::cert_from_pem(TRY(read_file(path, 1 << 16)), path));
-  return identity::fingerprint(cert.get());
-}
-
-Result<std::string> edge_binary_path() {
-  std::string self = TRY(sealed_exe::binary_path());
-  std::string path = self.substr(0, self.rfind('/') + 1) + "sharness-edge";
-  if (::access(path.c_str(), X_OK) < 0)
-    return sys_error("the edge proxy " + path + " (installed next to " + self + ")");
-  return path;
+  return identity::pem_fingerprint(TRY(read_file(path, 1 << 16)), path);
 }
 
 identity::LeafRequest leaf_request(const std::string& role, const std::string& id, int64_t seconds) {
@@ -106,25 +98,32 @@ identity::LeafRequest leaf_request(const std::string& role, const std::string& i
   return req;
 }
 
+Result<void> issue_into(const std::string& edge_binary, const std::string& ca_dir, const identity::LeafRequest& req,
+                        const std::string& out, uint32_t uid, uint32_t gid) {
+  oci::Hook issue;
+  issue.path = edge_binary;
+  issue.args = {edge_binary, "ca", "issue", "--init", "--dir", ca_dir, "--role", req.role, "--name", req.name,
+                "--seconds", std::to_string(req.seconds), "--backdate", std::to_string(req.backdate),
+                "--owner", std::to_string(uid) + ":" + std::to_string(gid), "--out", out};
+  issue.timeout = 60;
+  TRYVC("certificate for " + req.name, hooks::run_helper(issue));
+  return {};
+}
+
 Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
                               uint32_t uid, uint32_t gid, int64_t leaf_seconds) {
   if (!m.active()) return fail("edges: the policy gives the container no role");
-  auto ca = TRYC("edges: CA", identity::Ca::ensure(ca_dir));
-  auto req = leaf_request(*m.role, h.id, leaf_seconds);
-  auto leaf = TRYC("edges: certificate for " + h.id, identity::issue_leaf(ca, req));
-
   std::string idir = policy::host_identity_dir(h);
   TRYV(make_dir(idir, 0700, 0, 0));
   std::string opts = "mode=0500,size=64k,nr_inodes=16,uid=" + std::to_string(uid) + ",gid=" + std::to_string(gid);
   if (::mount("sharness-identity", idir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts.c_str()) < 0)
     return sys_error("mount identity tmpfs on " + idir);
-  Fd d = TRY(open_file(idir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-  TRYV(identity::write_leaf(d.get(), leaf, uid, gid));
+  TRYVC("edges", issue_into(h.edge_binary, ca_dir, leaf_request(*m.role, h.id, leaf_seconds), idir, uid, gid));
 
   if (m.edges && !m.edges->empty()) TRYV(make_dir(policy::host_edges_dir(h), 0755, 0, 0));
   if (m.accepts && !m.accepts->tcp) TRYV(make_dir(policy::host_service_dir(h), 0711, uid, gid));
   TRYV(make_dir(policy::mesh_dir(h.state_root), 0755, 0, 0));
-  return Provisioned{leaf.uri, leaf.fingerprint, leaf.not_after};
+  return Provisioned{identity::spiffe_uri(*m.role, h.id), TRY(current_fingerprint(h.state_root, h.id))};
 }
 
 Result<void> unprovision(const policy::MeshHost& h) {

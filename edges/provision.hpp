@@ -19,18 +19,22 @@ namespace sh::edges {
 
 struct Provisioned {
   std::string uri, fingerprint;
-  int64_t not_after = 0;
 };
 
 inline constexpr const char* kAnnotationRole = "org.sharness.edge.role";
 inline constexpr const char* kAnnotationFingerprint = "org.sharness.identity.fingerprint";
 inline constexpr const char* kAnnotationUri = "org.sharness.identity.uri";
 
-// Issue the container's leaf from the CA in ca_dir (created on first use) and lay out the
-// directories above. uid/gid: the container user as the host sees it. `leaf_seconds`: the
+// Issue the container's leaf (issue_into) and lay out the directories above. uid/gid: the container user as the host sees it. `leaf_seconds`: the
 // leaf's lifetime (the runtime config's edges.leafSeconds).
 Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
                               uint32_t uid, uint32_t gid, int64_t leaf_seconds);
+
+// A fresh key and leaf for `req` from the CA in ca_dir (made on first use), written into the
+// directory `out` (cert.pem, key.pem, ca.pem, 0400, owned by uid:gid) by `sharness-edge ca issue`:
+// the X.509 code lives in that binary, not the runtime's (bench/results/profile.md).
+Result<void> issue_into(const std::string& edge_binary, const std::string& ca_dir, const identity::LeafRequest& req,
+                        const std::string& out, uint32_t uid, uint32_t gid);
 
 // A leaf request for a container: its role and id, `seconds` of validity, backdated by at
 // most a minute and never by more than a quarter of its life (short test lifetimes).
@@ -40,9 +44,6 @@ Result<void> unprovision(const policy::MeshHost& h);
 
 // The SHA-256 fingerprint of the certificate now in <root>/<id>/identity (renewal replaces it).
 Result<std::string> current_fingerprint(const std::string& root, const std::string& id);
-
-// sharness-edge next to the running binary (/proc/self/exe).
-Result<std::string> edge_binary_path();
 
 // The host id of a container id through OCI id mappings (identity when there are none).
 Result<uint32_t> host_id(const std::vector<oci::IdMapping>& maps, uint32_t id, const char* what);

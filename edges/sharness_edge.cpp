@@ -4,6 +4,8 @@
 //   sharness-edge down --root R [--config F]   poststop hook (OCI state on stdin)
 //   sharness-edge connect --cert-dir D --socket S --role R   one TLS client connection:
 //                                               stdin -> peer, peer -> stdout (tests, tools)
+//   sharness-edge ca init|show|rotate|issue --dir D ...   the CA (edges/ca_cli.cpp), for
+//                                               `sharness-runtime ca` and `create`
 //
 // `up` reads the container's saved config (its "sharness"."edges" block) and identity, makes
 // every listening socket while still root (the client ends of UNIX edges in <root>/<id>/edges,
@@ -46,6 +48,7 @@
 
 #include "base/file.hpp"
 #include "base/json.hpp"
+#include "edges/ca_cli.hpp"
 #include "edges/identity.hpp"
 #include "edges/provision.hpp"
 #include "edges/tls.hpp"
@@ -814,6 +817,11 @@ Result<int> connect_cmd(const cli::Parsed& p) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "ca") {
+    auto r = sh::edges::ca_command(args, 2);
+    if (!r) std::fprintf(stderr, "sharness-edge ca: %s\n", r.error().what().c_str());
+    return r ? *r : 1;
+  }
   auto p = sh::cli::parse({{{"root"}, true},
                            {{"config"}, true},
                            {{"cert-dir"}, true},
@@ -821,7 +829,8 @@ int main(int argc, char** argv) {
                            {{"role"}, true}},
                           args, 1);
   if (!p || p->positional.size() != 1) {
-    std::fprintf(stderr, "usage: sharness-edge up|down --root DIR [--config F] | connect --cert-dir D --socket S --role R\n%s\n",
+    std::fprintf(stderr, "usage: sharness-edge up|down --root DIR [--config F] | connect --cert-dir D --socket S --role R"
+                 " | ca init|show|rotate|issue --dir D ...\n%s\n",
                  p ? "" : p.error().what().c_str());
     return 2;
   }

@@ -69,7 +69,7 @@ struct ExecArgs {
 };
 
 // In the forked child: only async-signal-safe calls from here on (the runtime may have threads).
-[[noreturn]] void exec_child(const char* path, const ExecArgs& a, int in_r, int err_w, int status_w) {
+[[noreturn]] void exec_child(const char* path, const ExecArgs& a, int in_r, int err_w, int status_w, bool quiet) {
   // The hook starts with default signal handling, whatever the runtime blocked or ignored.
   sigset_t none;
   sigemptyset(&none);
@@ -79,10 +79,10 @@ struct ExecArgs {
   for (int s = 1; s < NSIG; ++s)
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
 
-  // stdin: the state; stdout: the runtime's stderr (stdout may be a client's protocol channel);
-  // stderr: captured for error messages.
+  // stdin: the state; stdout: the runtime's stderr (stdout may be a client's protocol channel),
+  // or for a quiet helper captured with stderr; stderr: captured for error messages.
   ::dup2(in_r, 0);
-  ::dup2(2, 1);
+  ::dup2(quiet ? err_w : 2, 1);
   ::dup2(err_w, 2);
   // The exec-status pipe goes to fd 3 (close-on-exec), everything above is closed.
   if (status_w != 3 && ::dup3(status_w, 3, O_CLOEXEC) < 0) {
@@ -243,7 +243,7 @@ Result<void> check_exec(int status_r, pid_t pid) {
   return sys_error("exec", child_errno);
 }
 
-Result<void> run_one(const oci::Hook& h, const std::string& state) {
+Result<void> run_one(const oci::Hook& h, const std::string& state, bool quiet = false) {
   Pipe in = TRY(make_pipe());
   Pipe err = TRY(make_pipe());
   Pipe exec_status = TRY(make_pipe());
@@ -251,7 +251,7 @@ Result<void> run_one(const oci::Hook& h, const std::string& state) {
 
   pid_t pid = ::fork();
   if (pid < 0) return sys_error("fork");
-  if (pid == 0) exec_child(h.path.c_str(), args, in.r.get(), err.w.get(), exec_status.w.get());
+  if (pid == 0) exec_child(h.path.c_str(), args, in.r.get(), err.w.get(), exec_status.w.get(), quiet);
 
   in.r.reset();
   err.w.reset();
@@ -273,6 +273,11 @@ Result<void> run_one(const oci::Hook& h, const std::string& state) {
 
 Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json) {
   for (const auto& h : hooks) TRYVC(kind + " hook " + h.path, run_one(h, state_json));
+  return {};
+}
+
+Result<void> run_helper(const oci::Hook& h) {
+  TRYVC(h.path, run_one(h, "", true));
   return {};
 }
 

@@ -12,4 +12,8 @@ namespace sh::hooks {
 // "<kind> hook <path>: exited with status N: <stderr tail>" (or killed by timeout).
 Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json);
 
+// One of our own helper binaries (sharness-edge, sharness-kms) run the same way, with nothing on
+// stdin and its stdout kept with its stderr: both are shown only if it fails.
+Result<void> run_helper(const oci::Hook& h);
+
 }  // namespace sh::hooks

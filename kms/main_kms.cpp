@@ -3,6 +3,7 @@
 //   sharness-kms start --config FILE   set up gate + worker, return once they serve
 //   sharness-kms stop  --config FILE   stop them, remove cgroups, socket, uid claims
 //   sharness-kms status --config FILE  what runs (JSON); exit 3 when it does not
+//   sharness-kms seal --kek F --out V ID[=KEYFILE]...   make a vault (kms/seal_cli.cpp)
 // start forks a daemon (the gate), which clones the worker into new namespaces. The parent
 // returns 0 only after both reported ready, or prints the first error and returns 1.
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "kms/freezer.hpp"
 #include "kms/gate.hpp"
 #include "kms/kms_log.hpp"
+#include "kms/seal_cli.hpp"
 #include "runtime/linux/self_sandbox.hpp"
 #include "kms/worker.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
@@ -303,9 +305,14 @@ Result<int> status(const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "seal") == 0) {
+    auto r = sh::kms::seal_command(std::vector<std::string>(argv, argv + argc), 2);
+    if (!r) std::fprintf(stderr, "%s\n", r.error().what().c_str());
+    return r ? *r : 1;
+  }
   if (argc < 2 || (std::strcmp(argv[1], "start") != 0 && std::strcmp(argv[1], "stop") != 0 &&
                    std::strcmp(argv[1], "status") != 0)) {
-    std::fprintf(stderr, "usage: sharness-kms start|stop|status --config FILE\n");
+    std::fprintf(stderr, "usage: sharness-kms start|stop|status --config FILE | seal --kek F --out V ID[=KEYFILE]...\n");
     return 1;
   }
   auto c = config_arg(argc, argv);

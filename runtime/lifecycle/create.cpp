@@ -40,6 +40,7 @@
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/proc_info.hpp"
+#include "runtime/linux/sealed_exe.hpp"
 #include "runtime/linux/terminal.hpp"
 
 namespace sh::lifecycle {
@@ -275,7 +276,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   if (ext && ext->mesh && ext->mesh->active()) {
     // Per-edge mTLS: a fresh key and certificate on a tmpfs, the edge directories, and the
     // mounts and hooks (sharness-edge up/down) that expose them.
-    policy::MeshHost mh{g.root, o.id, TRY(edges::edge_binary_path()), g.config_path};
+    policy::MeshHost mh{g.root, o.id, TRY(sealed_exe::sibling("sharness-edge")), g.config_path};
     uint32_t uid = TRY(edges::host_id(c.linux.uid_mappings, c.process->user.uid, "uid"));
     uint32_t gid = TRY(edges::host_id(c.linux.gid_mappings, c.process->user.gid, "gid"));
     cleanup.mesh = mh;

@@ -23,8 +23,7 @@
 #include "oci/default_spec.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 #include "base/json.hpp"
-#include "kms/crypto.hpp"
-#include "kms/vault.hpp"
+#include "hooks/hooks.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "spec-mapping/syscall_groups.hpp"
@@ -880,17 +879,15 @@ std::string signal_attempt(const std::vector<std::string>& base, const std::stri
   return "@@signal-domain|" + std::to_string(rc) + "|" + err + "\n";
 }
 
+// `sharness-kms seal` with no key files: a new KEK, and fresh random master keys nobody sees.
 Result<void> seal_throwaway_vault(const hooks::SecretsPolicy& sp, const std::string& kek_path, const std::string& vault) {
-  TRYVC("hello: KEK", kms::create_kek(kek_path));
-  kms::ScrubbedKey kek;
-  TRYVC("hello: KEK", kms::read_kek(kek_path, kek));
-  std::vector<kms::VaultEntry> entries;
-  for (const auto& id : sp.vaults) {
-    kms::ScrubbedKey master;
-    TRYVC("hello: master key", kms::random_bytes(master.k));
-    entries.push_back(TRYC("hello: vault \"" + id + "\"", kms::seal_entry(kek.k, id, master.k)));
-  }
-  return write_file_atomic(vault, kms::format_vault(TRY(kms::kek_id(kek.k)), entries), 0600);
+  oci::Hook seal;
+  seal.path = TRY(sealed_exe::sibling("sharness-kms"));
+  seal.args = {seal.path, "seal", "--kek", kek_path, "--out", vault};
+  seal.args.insert(seal.args.end(), sp.vaults.begin(), sp.vaults.end());
+  seal.timeout = 60;
+  TRYVC("hello: seal a throwaway vault", hooks::run_helper(seal));
+  return {};
 }
 
 }  // namespace

@@ -24,12 +24,9 @@ Result<void> make_dir(const std::string& path, mode_t mode) {
 
 // sharness-kms and sharness-kms-client are installed next to the runtime, as sharness-edge is.
 Result<std::string> bin_dir() {
-  std::string self = TRY(sealed_exe::binary_path());
-  std::string dir = self.substr(0, self.rfind('/'));
-  for (const char* name : {"sharness-kms", "sharness-kms-client"})
-    if (std::string path = dir + "/" + name; ::access(path.c_str(), X_OK) < 0)
-      return sys_error(std::string(name) + " " + path + " (installed next to " + self + ")");
-  return dir;
+  TRY(sealed_exe::sibling("sharness-kms-client"));
+  std::string kms = TRY(sealed_exe::sibling("sharness-kms"));
+  return kms.substr(0, kms.rfind('/'));
 }
 
 }  // namespace
@@ -46,10 +43,8 @@ Result<void> provision_kms(const hooks::SecretsPolicy& s, const RuntimeConfig& r
   TRYV(make_dir(tls, 0700));
   // The KMS's identity: role kms, named for this container's KMS, from the same CA as the
   // container's own certificate, so each end verifies the other against one trust root.
-  auto ca = TRYC("secrets: CA", identity::Ca::ensure(h.ca_dir));
-  auto leaf = TRYC("secrets: KMS certificate", identity::issue_leaf(ca, identity::LeafRequest{"kms", h.id}));
-  Fd d = TRY(open_file(tls, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-  TRYV(identity::write_leaf(d.get(), leaf, 0, 0));
+  TRYVC("secrets: KMS", edges::issue_into(TRY(sealed_exe::sibling("sharness-edge")), h.ca_dir,
+                                          identity::LeafRequest{"kms", h.id}, tls, 0, 0));
   TRYV(write_file_atomic(plan.config_path, plan.config_json, 0600));
   // The gate binds kms.sock here; the workload reaches it through the read-only bind.
   TRYV(make_dir(plan.socket_dir, 0755));

@@ -136,4 +136,20 @@ Result<std::string> binary_path() {
   return self_path();
 }
 
+Result<std::string> sibling(const char* name) {
+  std::string self = TRY(binary_path());
+  std::string path = self.substr(0, self.rfind('/') + 1) + name;
+  if (::access(path.c_str(), X_OK) < 0) return sys_error(std::string(name) + " " + path + " (installed next to " + self + ")");
+  return path;
+}
+
+Result<void> exec_sibling(const char* name, const std::vector<std::string>& args) {
+  std::string path = TRY(sibling(name));
+  std::vector<char*> argv{path.data()};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execve(path.c_str(), argv.data(), environ);
+  return sys_error("exec " + path);
+}
+
 }  // namespace sh::sealed_exe

@@ -5,6 +5,9 @@
 // overlayfs is unavailable, a sealed memfd copy.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "base/error.hpp"
 
 namespace sh::sealed_exe {
@@ -21,5 +24,12 @@ Result<void> reexec(char** argv);
 // The runtime binary's path on disk, also after a re-exec from a sealed copy (whose
 // /proc/self/exe names the copy): for finding files installed next to it.
 Result<std::string> binary_path();
+
+// A helper binary installed next to the runtime (sharness-edge, sharness-kms): its path, or an
+// error naming where it was looked for.
+Result<std::string> sibling(const char* name);
+// Replace this process with that helper, run with `args` (its argv after argv[0]); returns only
+// on error.
+Result<void> exec_sibling(const char* name, const std::vector<std::string>& args);
 
 }  // namespace sh::sealed_exe

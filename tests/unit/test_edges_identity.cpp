@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "base/file.hpp"
@@ -153,6 +154,28 @@ BOOST_AUTO_TEST_CASE(ca_dir_open_to_others_is_refused) {
   BOOST_REQUIRE(!ca);
   BOOST_TEST(ca.error().what().find("mode 0700") != std::string::npos, ca.error().what());
   BOOST_TEST(!Ca::load(t.path + "/none"));
+}
+
+// `state` reads the fingerprint from cert.pem without the X.509 parser: it must be the same
+// digest, whatever base64 padding the DER's length gives (20 leaves and the CA cover all three).
+BOOST_AUTO_TEST_CASE(pem_fingerprint_matches_the_x509_digest) {
+  TempDir t;
+  auto ca = Ca::ensure(t.path + "/ca");
+  BOOST_REQUIRE(ca);
+  BOOST_TEST(*pem_fingerprint(ca->pem(), "ca") == fingerprint(ca->cert()));
+  std::set<size_t> paddings;
+  for (int i = 0; i < 20; ++i) {
+    auto l = issue_leaf(*ca, {"app", "c" + std::to_string(i)});
+    BOOST_REQUIRE(l);
+    auto fp = pem_fingerprint(l->cert_pem, "leaf");
+    BOOST_REQUIRE(fp);
+    BOOST_TEST(*fp == l->fingerprint);
+    paddings.insert(l->cert_pem.find("=") == std::string::npos ? 0 : l->cert_pem.find("==") == std::string::npos ? 1 : 2);
+  }
+  BOOST_TEST_MESSAGE("base64 paddings seen: " << paddings.size());
+  BOOST_TEST(!pem_fingerprint("no certificate here", "x"));
+  BOOST_TEST(!pem_fingerprint("-----BEGIN CERTIFICATE-----\nabc\n-----END CERTIFICATE-----\n", "x"));
+  BOOST_TEST(!pem_fingerprint("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n", "x"));
 }
 
 BOOST_AUTO_TEST_CASE(leaf_names_role_and_container_with_a_fresh_key) {

@@ -1,0 +1,109 @@
+// `sharness-edge ca init|show|rotate|issue --dir DIR`: the certificate authority behind per-edge
+// mutual TLS (edges/identity.hpp). `sharness-runtime ca` and `create` run it: X.509 lives in
+// this binary, not the runtime's (bench/results/profile.md "OpenSSL out of the runtime").
+#include "edges/ca_cli.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+
+#include "base/file.hpp"
+#include "base/json.hpp"
+#include "edges/identity.hpp"
+#include "runtime/cli/args.hpp"
+
+namespace sh::edges {
+namespace {
+
+std::string asn1_time(const ASN1_TIME* t) {
+  struct tm tm {};
+  if (ASN1_TIME_to_tm(t, &tm) != 1) return "";
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void print_ca(const identity::Ca& ca, const char* action) {
+  json::Writer w(true);
+  w.begin_object().kv("action", action).kv("dir", ca.dir()).kv("fingerprint", identity::fingerprint(ca.cert()));
+  w.kv("notBefore", asn1_time(X509_get0_notBefore(ca.cert()))).kv("notAfter", asn1_time(X509_get0_notAfter(ca.cert())));
+  w.kv("certificate", ca.pem()).end_object();
+  std::string s = w.str() + "\n";
+  std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+// --owner UID:GID (host ids: a throwaway uid is above 2^31)
+Result<std::pair<uint32_t, uint32_t>> owner(const std::string& v) {
+  uint32_t uid = 0, gid = 0;
+  const char *b = v.data(), *e = b + v.size();
+  auto u = std::from_chars(b, e, uid);
+  auto g = u.ec == std::errc() && u.ptr != e && *u.ptr == ':' ? std::from_chars(u.ptr + 1, e, gid) : u;
+  if (u.ec != std::errc() || u.ptr == b || g.ec != std::errc() || g.ptr != e || g.ptr == u.ptr + 1 || uid == ~0u || gid == ~0u)
+    return fail("invalid value \"" + v + "\" for --owner: expected UID:GID");
+  return std::pair{uid, gid};
+}
+
+// `ca issue`: a leaf for a container (create, for its identity tmpfs and its KMS) or for a
+// component outside one (a test client). --init makes the CA first if there is none.
+Result<int> issue(const std::string& dir, const cli::Parsed& p) {
+  if (!p.has("role") || !p.has("name") || !p.has("out"))
+    return fail("ca issue: --role ROLE, --name NAME and --out DIR are required");
+  identity::LeafRequest req;
+  req.role = p.get("role");
+  req.name = p.get("name");
+  if (p.has("seconds")) req.seconds = TRY(cli::to_unsigned("seconds", p.get("seconds")));
+  if (p.has("backdate")) req.backdate = TRY(cli::to_unsigned("backdate", p.get("backdate")));
+  auto [uid, gid] = p.has("owner") ? TRY(owner(p.get("owner"))) : std::pair{::geteuid(), ::getegid()};
+  auto ca = TRY(p.has("init") ? identity::Ca::ensure(dir) : identity::Ca::load(dir));
+  auto leaf = TRY(identity::issue_leaf(ca, req));
+  std::string out = p.get("out");
+  if (::mkdir(out.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + out);
+  Fd d = TRY(open_file(out, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  TRYV(identity::write_leaf(d.get(), leaf, uid, gid));
+  json::Writer w(true);
+  w.begin_object().kv("uri", leaf.uri).kv("fingerprint", leaf.fingerprint).key("notAfter").integer(leaf.not_after);
+  w.kv("dir", out).end_object();
+  std::string s = w.str() + "\n";
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+Result<int> ca_command(const std::vector<std::string>& args, size_t from) {
+  auto p = TRY(cli::parse({{{"dir"}, true},
+                      {{"role"}, true},
+                      {{"name"}, true},
+                      {{"out"}, true},
+                      {{"seconds"}, true},
+                      {{"backdate"}, true},
+                      {{"owner"}, true},
+                      {{"init"}, false},
+                      {{"help", "h"}, false}},
+                     args, from));
+  if (p.positional.size() != 1) return fail("ca: expected one of init, show, rotate, issue");
+  std::string dir = p.get("dir");
+  if (dir.empty()) return fail("ca: --dir DIR is required");
+  const std::string& sub = p.positional[0];
+  if (sub == "init") {
+    bool created = false;
+    auto ca = TRY(identity::Ca::ensure(dir, &created));
+    print_ca(ca, created ? "created" : "exists");
+    return 0;
+  }
+  if (sub == "show") {
+    print_ca(TRY(identity::Ca::load(dir)), "show");
+    return 0;
+  }
+  if (sub == "rotate") {
+    print_ca(TRY(identity::Ca::rotate(dir)), "rotated");
+    return 0;
+  }
+  if (sub == "issue") return issue(dir, p);
+  return fail("ca: unknown subcommand \"" + sub + "\" (init, show, rotate, issue)");
+}
+
+}  // namespace sh::edges
