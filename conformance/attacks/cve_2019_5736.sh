@@ -241,7 +241,26 @@ case_exec_children_raced() {
   assert_copy_intact
 }
 
+case_reexec_before_libc() {
+  # The sealed re-exec happens at the ELF entry point (runtime/linux/sealed_exe_entry.c): the
+  # first thing create, run and exec do is execute the read-only copy, once, before the C
+  # library sets up its thread pointer; other commands do not re-execute at all.
+  local log=$CASEDIR/strace.log n first cmd
+  command -v strace >/dev/null || { echo "# strace missing (scripts/install-deps.sh installs it)"; return 1; }
+  for cmd in "exec no-such-container true" "run --bundle $CASEDIR/none no-such-container" "create --bundle $CASEDIR/none no-such-container"; do
+    # shellcheck disable=SC2086
+    strace -f -qq -e trace=execve,execveat,arch_prctl -o "$log" "$RUNTIME" --root "$STATE" $cmd >/dev/null 2>&1 || true
+    n=$(grep -c 'execveat(' "$log" || true)
+    [ "$n" = 1 ] || { cat "$log"; fail "${cmd%% *}: $n re-executions, expected 1"; }
+    first=$(grep -m1 -E 'execveat\(|arch_prctl\(ARCH_SET_FS' "$log")
+    assert_contains "$first" "AT_EMPTY_PATH" "${cmd%% *}: the first of execveat/arch_prctl(ARCH_SET_FS)"
+  done
+  strace -f -qq -e trace=execve,execveat -o "$log" "$RUNTIME" --root "$STATE" state no-such-container >/dev/null 2>&1 || true
+  assert_not_contains "$(cat "$log")" "execveat(" "state's system calls"
+}
+
 tcase "control: the attacker overwrites a decoy binary through /proc/<pid>/exe" case_control_decoy
+tcase "create/run/exec re-execute from the read-only copy before the C library starts" case_reexec_before_libc
 tcase "exec of a #!/proc/self/exe script cannot overwrite the runtime binary" case_exec_shebang_self_exe
 tcase "a #!/proc/self/exe container process (shared pid ns) cannot overwrite the runtime" case_init_shebang_shared_pidns
 tcase "created init's /proc/1/exe is not reachable from an exec'd process" case_created_init

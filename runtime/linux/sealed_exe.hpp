@@ -2,7 +2,9 @@
 // binary through /proc/<pid>/exe. Commands that put a process into a container (create, run,
 // exec) first re-execute themselves from a copy that cannot be written: the binary seen through a
 // private, read-only, never-attached overlayfs mount (no copy; page cache shared), or, where
-// overlayfs is unavailable, a sealed memfd copy.
+// overlayfs is unavailable, a sealed memfd copy. The overlay re-exec is first tried at the ELF
+// entry point, before the C library starts (sealed_exe_entry.c); reexec() below is the complete
+// path, with the memfd fallback and the errors, for whatever that one gave up on.
 #pragma once
 
 #include <string>
