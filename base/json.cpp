@@ -185,21 +185,40 @@ Result<Value> Value::need(std::string_view key) const {
 namespace {
 // A key given twice is refused: Go's decoder (Docker, containerd) keeps the last, a tree
 // lookup the first; a document that reads differently to two programs is an attack surface.
-Result<void> check_duplicates(yajl_val v, const std::string& path) {
+// The path below v of the first key given twice ("" if none), built on the way back up: a clean
+// document, the common case, allocates nothing (callgrind: a third of a policy's parse went into
+// building path strings no error needed).
+std::optional<std::string> first_duplicate(yajl_val v) {
   if (YAJL_IS_ARRAY(v)) {
     for (size_t i = 0; i < v->u.array.len; ++i)
-      TRYV(check_duplicates(v->u.array.values[i], path + "[" + std::to_string(i) + "]"));
-    return {};
+      if (auto below = first_duplicate(v->u.array.values[i])) return "[" + std::to_string(i) + "]" + *below;
+    return std::nullopt;
   }
-  if (!YAJL_IS_OBJECT(v)) return {};
-  size_t n = v->u.object.len;
-  std::vector<std::string_view> keys(v->u.object.keys, v->u.object.keys + n);
-  std::sort(keys.begin(), keys.end());
-  auto dup = std::adjacent_find(keys.begin(), keys.end());
-  auto child = [&](std::string_view k) { return path.back() == ':' ? path + " " + std::string(k) : path + "." + std::string(k); };
-  if (dup != keys.end()) return fail(child(*dup) + ": duplicate key");
-  for (size_t i = 0; i < n; ++i) TRYV(check_duplicates(v->u.object.values[i], child(v->u.object.keys[i])));
-  return {};
+  if (!YAJL_IS_OBJECT(v)) return std::nullopt;
+  const size_t n = v->u.object.len;
+  const char* const* keys = v->u.object.keys;
+  const char* dup = nullptr;
+  if (n <= 16) {  // a handful of keys: compare pairs, no allocation
+    for (size_t i = 1; i < n && !dup; ++i)
+      for (size_t j = 0; j < i && !dup; ++j)
+        if (std::strcmp(keys[i], keys[j]) == 0) dup = keys[i];
+  } else {
+    std::vector<std::string_view> sorted(keys, keys + n);
+    std::sort(sorted.begin(), sorted.end());
+    if (auto d = std::adjacent_find(sorted.begin(), sorted.end()); d != sorted.end()) dup = d->data();
+  }
+  if (dup) return "." + std::string(dup);
+  for (size_t i = 0; i < n; ++i)
+    if (auto below = first_duplicate(v->u.object.values[i])) return "." + std::string(keys[i]) + *below;
+  return std::nullopt;
+}
+
+Result<void> check_duplicates(yajl_val v, const std::string& path) {
+  auto below = first_duplicate(v);
+  if (!below) return {};
+  // "<origin>: key.sub" as Value::child_path writes it: a space after the origin's colon.
+  if (path.ends_with(':') && below->starts_with('.')) (*below)[0] = ' ';
+  return fail(path + *below + ": duplicate key");
 }
 }  // namespace
 

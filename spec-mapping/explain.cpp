@@ -67,6 +67,7 @@ std::string join(const std::vector<std::string>& v) {
 struct Builder {
   const HostProbe& host;
   std::vector<Bound> out;
+  std::set<std::string> allowed;  // the policy's syscalls expanded once (empty without a syscalls section)
   void add(std::string mech, bool available, std::string missing = "", const char* by = kBeforeExecve,
            std::string detail = "") {
     out.push_back(Bound{std::move(mech), available, by, available ? std::move(detail) : std::move(missing)});
@@ -130,8 +131,7 @@ void resources(Builder& b, const Policy& p) {
 
 void syscalls(Builder& b, const Policy& p) {
   if (!p.syscalls) return;
-  auto names = allowed_syscalls(*p.syscalls);
-  size_t n = names ? names->size() : 0;
+  size_t n = b.allowed.size();
   const char* def = p.syscalls->default_action == DefaultAction::errno_eperm ? "default EPERM"
                     : p.syscalls->default_action == DefaultAction::kill     ? "default kill the process"
                                                                              : "default log and allow";
@@ -204,7 +204,7 @@ void landlock(Builder& b, const Policy& p) {
               "), the only files with Landlock execute; read-only binds over them, read-only root, noexec on "
               "every writable mount",
           why.empty(), why);
-    bool seccomp_too = p.syscalls && !allowed_syscalls(*p.syscalls).value_or(std::set<std::string>{}).contains("memfd_create");
+    bool seccomp_too = p.syscalls && !b.allowed.contains("memfd_create");
     b.add("no memfd execution: vm.memfd_noexec=2 in the container's pid namespace" +
               std::string(seccomp_too ? "; seccomp denies memfd_create() too" : ""),
           b.host.memfd_noexec, "this kernel has no vm.memfd_noexec (Linux 6.3+)");
@@ -253,7 +253,7 @@ HostProbe probe_host() {
 }
 
 std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
-  Builder b{host, {}};
+  Builder b{host, {}, p.syscalls ? allowed_syscalls(*p.syscalls).value_or(std::set<std::string>{}) : std::set<std::string>{}};
   identity(b, p);
   namespaces(b, p);
   resources(b, p);
