@@ -255,8 +255,9 @@ struct Config {
   Hooks hooks;
   std::map<std::string, std::string> annotations;
   Linux linux;
-  // The "sharness" extension block (what OCI cannot express), kept as JSON text: the
-  // policy layer (spec-mapping/extension.hpp) owns its meaning.
+  // The "sharness" extension block (what OCI cannot express), kept as the compact JSON text of
+  // one object that a json::Writer made: the policy layer (spec-mapping/extension.hpp) owns its
+  // meaning; config_to_json splices it as text when it is one object, else re-parses it.
   std::optional<std::string> sharness_json;
 
   bool has_namespace(std::string_view type) const;

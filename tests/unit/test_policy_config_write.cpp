@@ -2,6 +2,7 @@
 #define BOOST_TEST_MODULE policy_config_write
 #include <boost/test/unit_test.hpp>
 
+#include "base/json.hpp"
 #include "oci/config_write.hpp"
 
 using namespace sh;
@@ -162,4 +163,27 @@ BOOST_AUTO_TEST_CASE(pretty_output_parses) {
   std::string pretty = config_to_json(parse(kEverything), true);
   BOOST_TEST(pretty.find('\n') != std::string::npos);
   BOOST_TEST(parse_config(pretty).has_value());
+}
+
+// The extension block is spliced as text when it is one object, and the result is what parsing
+// and re-encoding it gave; anything else cannot add keys to the config around it.
+BOOST_AUTO_TEST_CASE(sharness_block_is_spliced_only_when_it_is_one_object) {
+  Config c = parse(R"({"ociVersion": "1.2.0", "process": {"args": ["sh"]}, "root": {"path": "r"},
+                       "sharness": {"policy": {"id": "x", "note": "a } and a { and a \\\" in a string"},
+                                    "list": [1, {"k": []}]}})");
+  BOOST_REQUIRE(c.sharness_json);
+  std::string out = config_to_json(c, false);
+  BOOST_TEST(out.ends_with(",\"sharness\":" + *c.sharness_json + "}"));
+  Config again = parse(out);
+  BOOST_TEST(*again.sharness_json == *c.sharness_json);
+  BOOST_TEST(config_to_json(again, false) == out);
+  for (const char* hostile : {R"({"a":1},"process":{"args":["evil"]})", R"({"a":1}})", R"({"a":"}"},"root":{"path":"x"})",
+                              R"({"a":1)", "[1]", R"({"a":1} )"}) {
+    Config h = c;
+    h.sharness_json = hostile;
+    std::string text = config_to_json(h, false);
+    BOOST_TEST(text.find("evil") == std::string::npos, hostile);
+    BOOST_TEST(text.find(R"("path":"x")") == std::string::npos, hostile);
+    BOOST_TEST(json::Document::parse(text, "out").has_value(), hostile);
+  }
 }
