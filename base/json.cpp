@@ -20,16 +20,17 @@ const char* type_name(yajl_val v) {
 
 std::unexpected<Error> Value::error(std::string_view what) const {
   // `what` starts with ": " ("a.b: expected an integer").
-  return fail(path_ + std::string(what));
+  return fail(path() + std::string(what));
 }
 
 std::string Value::child_path(std::string_view key) const {
   // Root path is "origin:"; children are "origin: a.b.c".
-  if (!path_.empty() && path_.back() == ':') return path_ + " " + std::string(key);
-  return path_ + "." + std::string(key);
+  const std::string& p = path();
+  if (!p.empty() && p.back() == ':') return p + " " + std::string(key);
+  return p + "." + std::string(key);
 }
 
-std::string Value::item_path(size_t i) const { return path_ + "[" + std::to_string(i) + "]"; }
+std::string Value::item_path(size_t i) const { return path() + "[" + std::to_string(i) + "]"; }
 
 Result<std::string> Value::as_string() const {
   if (!is_string()) return error(std::string(": expected a string, got ") + type_name(v_));
@@ -125,7 +126,8 @@ Result<void> Value::each_member(const std::function<Result<void>(std::string_vie
 
 Result<void> Value::each_item(const std::function<Result<void>(size_t, const Value&)>& f) const {
   TRYV(expect_array());
-  for (size_t i = 0; i < v_->u.array.len; ++i) TRYV(f(i, Value(v_->u.array.values[i], item_path(i))));
+  auto base = std::make_shared<const std::string>(path());
+  for (size_t i = 0; i < v_->u.array.len; ++i) TRYV(f(i, Value(v_->u.array.values[i], base, i)));
   return {};
 }
 

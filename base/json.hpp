@@ -22,8 +22,18 @@ namespace sh::json {
 class Value {
  public:
   Value(yajl_val v, std::string path) : v_(v), path_(std::move(path)) {}
+  // An array item (each_item): "<array path>[index]" is built only when asked for, which is
+  // for an error message, so a long list costs no string per item (callgrind: policy parse).
+  Value(yajl_val v, std::shared_ptr<const std::string> array_path, size_t index)
+      : v_(v), array_path_(std::move(array_path)), index_(index) {}
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const {
+    if (array_path_) {
+      path_ = *array_path_ + "[" + std::to_string(index_) + "]";
+      array_path_.reset();
+    }
+    return path_;
+  }
   yajl_val raw() const { return v_; }
 
   bool is_null() const { return v_ == nullptr || YAJL_IS_NULL(v_); }
@@ -71,7 +81,9 @@ class Value {
 
  private:
   yajl_val v_;
-  std::string path_;
+  mutable std::string path_;
+  mutable std::shared_ptr<const std::string> array_path_;  // set until path() builds path_
+  size_t index_ = 0;
 };
 
 // The deepest nesting (arrays and objects) a document may have; OCI documents use about 8.

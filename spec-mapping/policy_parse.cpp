@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_set>
 
 #include "base/file.hpp"
 #include "oci/landlock.hpp"
@@ -136,10 +137,14 @@ Result<int64_t> int_in(const Value& v, int64_t lo, int64_t hi) {
 Result<std::vector<std::string>> string_list(const Value& v,
                                              const std::function<Result<std::string>(const Value&, std::string)>& check) {
   std::vector<std::string> out;
+  out.reserve(v.size());  // no reallocation: `seen` views the strings where they are
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(v.size());
   TRYV(v.each_item([&](size_t, const Value& it) -> Result<void> {
     std::string s = TRY(check(it, TRY(it.as_string())));
-    if (std::ranges::find(out, s) != out.end()) return fail(it.path() + ": duplicate \"" + s + "\"");
+    if (seen.contains(s)) return fail(it.path() + ": duplicate \"" + s + "\"");
     out.push_back(std::move(s));
+    seen.insert(out.back());
     return {};
   }));
   return out;
