@@ -225,12 +225,9 @@ Result<void> check_duplicates(yajl_val v, const std::string& path) {
 }  // namespace
 
 namespace {
-// Nesting is bounded before yajl sees the text: yajl_tree_free and check_duplicates recurse
-// once per level (100000 levels overflowed the stack), and yajl's generator cannot re-emit
-// more than YAJL_MAX_DEPTH - 1 levels. A flat scan of brackets outside strings is enough:
-// malformed text that passes it is yajl's to refuse.
-Result<void> check_depth(std::string_view text, const std::string& origin) {
-  size_t depth = 0;
+// Calls f(i, c) for each bracket of `text` outside strings, while f returns true; false if f stopped.
+template <class F>
+bool each_bracket(std::string_view text, F f) {
   bool in_string = false, escaped = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -238,21 +235,45 @@ Result<void> check_depth(std::string_view text, const std::string& origin) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;
       else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
+    } else if (c == '"') {
       in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth)
-        return fail(origin + ": invalid JSON: nested deeper than " + std::to_string(kMaxDepth) +
-                    " levels (at byte " + std::to_string(i) + ")");
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+    } else if ((c == '[' || c == '{' || c == ']' || c == '}') && !f(i, c)) {
+      return false;
     }
   }
+  return !in_string;
+}
+
+// Nesting is bounded before yajl sees the text: yajl_tree_free and check_duplicates recurse
+// once per level (100000 levels overflowed the stack), and yajl's generator cannot re-emit
+// more than YAJL_MAX_DEPTH - 1 levels. A flat scan of brackets outside strings is enough:
+// malformed text that passes it is yajl's to refuse.
+Result<void> check_depth(std::string_view text, const std::string& origin) {
+  size_t depth = 0, at = 0;
+  each_bracket(text, [&](size_t i, char c) {
+    if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+      return true;
+    }
+    at = i;
+    return ++depth <= kMaxDepth;
+  });
+  if (depth > kMaxDepth)
+    return fail(origin + ": invalid JSON: nested deeper than " + std::to_string(kMaxDepth) + " levels (at byte " +
+                std::to_string(at) + ")");
   return {};
 }
 }  // namespace
+
+bool is_one_object(std::string_view text) {
+  if (text.empty() || text.front() != '{') return false;
+  size_t depth = 0;
+  return each_bracket(text, [&](size_t i, char c) {
+           if (c == '[' || c == '{') return ++depth, true;
+           return depth > 0 && (--depth > 0 || i + 1 == text.size());
+         }) &&
+         depth == 0;
+}
 
 Result<Document> Document::parse(std::string_view text, std::string origin) {
   // yajl wants a NUL-terminated buffer; refuse embedded NULs rather than truncate.

@@ -141,6 +141,10 @@ class Writer {
   yajl_gen g_;
 };
 
+// Whether `text` is exactly one object: it opens with '{' and its brackets, counted outside strings,
+// close only at its last byte, so nothing can follow the object (for splicing Writer output).
+bool is_one_object(std::string_view text);
+
 // Quote a string as a JSON string literal.
 std::string quote(std::string_view s);
 

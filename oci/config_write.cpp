@@ -311,39 +311,11 @@ void write_config_members(Writer& w, const Config& c) {
   write_linux(w, c.linux);
 }
 
-namespace {
-
-// Whether `text` is exactly one JSON object: it opens with '{' and its brackets, counted outside
-// strings, close only at its last byte. Nothing can follow that object, so nothing in it can add
-// a key to the document it is spliced into.
-bool one_object(std::string_view text) {
-  if (text.empty() || text.front() != '{') return false;
-  size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char ch = text[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '{' || ch == '[') {
-      ++depth;
-    } else if ((ch == '}' || ch == ']') && (depth == 0 || (--depth == 0 && i + 1 != text.size()))) {
-      return false;
-    }
-  }
-  return depth == 0 && !in_string;
-}
-
-}  // namespace
-
 std::string config_to_json(const Config& c, bool pretty) {
   Writer w(pretty);
   w.begin_object();
   write_config_members(w, c);
-  if (c.sharness_json && !pretty && one_object(*c.sharness_json)) {
+  if (c.sharness_json && !pretty && json::is_one_object(*c.sharness_json)) {
     // The block is compact JSON a Writer made (config_parse, extension_to_json): appended as it
     // is rather than parsed and encoded again, 6-7 KB under a policy (callgrind: a third of the
     // JSON work of a create). The object is still open here, after at least "ociVersion".
