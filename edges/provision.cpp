@@ -11,7 +11,6 @@
 
 #include "base/fd.hpp"
 #include "base/file.hpp"
-#include "runtime/linux/sealed_exe.hpp"
 #include "edges/identity.hpp"
 #include "hooks/hooks.hpp"
 

@@ -1,12 +1,10 @@
 #include "runtime/lifecycle/kms_provision.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include "base/fd.hpp"
 #include "base/file.hpp"
 #include "edges/identity.hpp"
 #include "edges/provision.hpp"
