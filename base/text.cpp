@@ -13,4 +13,12 @@ std::vector<std::string> words(std::string_view text) {
   return out;
 }
 
+Result<uint32_t> parse_id(const std::string& s, const char* what) {
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
+    return fail(std::string("invalid ") + what + " \"" + s + "\": expected a number");
+  unsigned long v = std::stoul(s);
+  if (v > 0xffffffffUL) return fail(std::string("invalid ") + what + " \"" + s + "\"");
+  return uint32_t(v);
+}
+
 }  // namespace sh

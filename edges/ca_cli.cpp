@@ -6,12 +6,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <charconv>
 #include <cstdio>
 #include <ctime>
 
 #include "base/file.hpp"
 #include "base/json.hpp"
+#include "base/text.hpp"
 #include "edges/identity.hpp"
 #include "runtime/cli/args.hpp"
 
@@ -35,14 +35,12 @@ void print_ca(const identity::Ca& ca, const char* action) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
 
-// --owner UID:GID (host ids: a throwaway uid is above 2^31)
+// --owner UID:GID (host ids: a throwaway uid is above 2^31; (uid_t)-1 would mean "no change")
 Result<std::pair<uint32_t, uint32_t>> owner(const std::string& v) {
-  uint32_t uid = 0, gid = 0;
-  const char *b = v.data(), *e = b + v.size();
-  auto u = std::from_chars(b, e, uid);
-  auto g = u.ec == std::errc() && u.ptr != e && *u.ptr == ':' ? std::from_chars(u.ptr + 1, e, gid) : u;
-  if (u.ec != std::errc() || u.ptr == b || g.ec != std::errc() || g.ptr != e || g.ptr == u.ptr + 1 || uid == ~0u || gid == ~0u)
-    return fail("invalid value \"" + v + "\" for --owner: expected UID:GID");
+  size_t colon = v.find(':');
+  if (colon == std::string::npos) return fail("invalid value \"" + v + "\" for --owner: expected UID:GID");
+  uint32_t uid = TRY(parse_id(v.substr(0, colon), "--owner uid")), gid = TRY(parse_id(v.substr(colon + 1), "--owner gid"));
+  if (uid == ~0u || gid == ~0u) return fail("invalid value \"" + v + "\" for --owner: 4294967295 means no owner");
   return std::pair{uid, gid};
 }
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "base/file.hpp"
+#include "base/text.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "oci/landlock.hpp"
 #include "spec-mapping/extension.hpp"
@@ -30,14 +31,6 @@
 namespace sh::lifecycle {
 
 namespace {
-
-Result<uint32_t> parse_id(const std::string& s, const char* what) {
-  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
-    return fail(std::string("invalid ") + what + " \"" + s + "\": expected a number");
-  unsigned long v = std::stoul(s);
-  if (v > 0xffffffffUL) return fail(std::string("invalid ") + what + " \"" + s + "\"");
-  return uint32_t(v);
-}
 
 void set_env(std::vector<std::string>& env, const std::string& kv) {
   auto eq = kv.find('=');
