@@ -16,8 +16,6 @@
 namespace sh::kms {
 namespace {
 
-constexpr const char* kUsage = "kms seal --kek FILE --out VAULT ID[=KEYFILE]...";
-
 // A master key file: 32 raw bytes, or 64 hex digits (a trailing newline allowed).
 Result<void> read_master(const std::string& path, ScrubbedKey& out) {
   std::string s = TRY(read_file(path, 256));
@@ -38,8 +36,8 @@ Result<void> read_master(const std::string& path, ScrubbedKey& out) {
 }
 
 Result<int> seal(const cli::Parsed& p) {
-  if (!p.has("kek") || !p.has("out")) return fail(std::string("kms seal: --kek and --out are required (usage: ") + kUsage + ")");
-  if (p.positional.empty()) return fail(std::string("kms seal: name at least one vault id (usage: ") + kUsage + ")");
+  if (!p.has("kek") || !p.has("out")) return fail(std::string("kms seal: --kek and --out are required (usage: ") + kSealUsage + ")");
+  if (p.positional.empty()) return fail(std::string("kms seal: name at least one vault id (usage: ") + kSealUsage + ")");
   const std::string kek_path = p.get("kek");
   struct stat st{};
   if (::lstat(kek_path.c_str(), &st) != 0) {

@@ -7,6 +7,8 @@
 
 namespace sh::kms {
 
+inline constexpr const char* kSealUsage = "kms seal --kek FILE --out VAULT ID[=KEYFILE]...";
+
 // args[from..]: the flags and vault ids after "seal".
 Result<int> seal_command(const std::vector<std::string>& args, size_t from);
 
