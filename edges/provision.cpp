@@ -99,13 +99,10 @@ identity::LeafRequest leaf_request(const std::string& role, const std::string& i
 
 Result<void> issue_into(const std::string& edge_binary, const std::string& ca_dir, const identity::LeafRequest& req,
                         const std::string& out, uint32_t uid, uint32_t gid) {
-  oci::Hook issue;
-  issue.path = edge_binary;
-  issue.args = {edge_binary, "ca", "issue", "--init", "--dir", ca_dir, "--role", req.role, "--name", req.name,
-                "--seconds", std::to_string(req.seconds), "--backdate", std::to_string(req.backdate),
-                "--owner", std::to_string(uid) + ":" + std::to_string(gid), "--out", out};
-  issue.timeout = 60;
-  TRYVC("certificate for " + req.name, hooks::run_helper(issue));
+  TRYVC("certificate for " + req.name,
+        hooks::run_helper(edge_binary, {"ca", "issue", "--init", "--dir", ca_dir, "--role", req.role, "--name", req.name,
+                                        "--seconds", std::to_string(req.seconds), "--backdate", std::to_string(req.backdate),
+                                        "--owner", std::to_string(uid) + ":" + std::to_string(gid), "--out", out}));
   return {};
 }
 

@@ -276,8 +276,13 @@ Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, c
   return {};
 }
 
-Result<void> run_helper(const oci::Hook& h) {
-  TRYVC(h.path, run_one(h, "", true));
+Result<void> run_helper(const std::string& path, const std::vector<std::string>& args) {
+  oci::Hook h;
+  h.path = path;
+  h.args = {path};
+  h.args.insert(h.args.end(), args.begin(), args.end());
+  h.timeout = 60;
+  TRYVC(path, run_one(h, "", true));
   return {};
 }
 

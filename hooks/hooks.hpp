@@ -12,8 +12,9 @@ namespace sh::hooks {
 // "<kind> hook <path>: exited with status N: <stderr tail>" (or killed by timeout).
 Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json);
 
-// One of our own helper binaries (sharness-edge, sharness-kms) run the same way, with nothing on
-// stdin and its stdout kept with its stderr: both are shown only if it fails.
-Result<void> run_helper(const oci::Hook& h);
+// One of our own helper binaries (sharness-edge, sharness-kms) run the same way, with `args`
+// after argv[0], an empty environment, nothing on stdin, a 60 s timeout, and its stdout kept with
+// its stderr: both are shown only if it fails.
+Result<void> run_helper(const std::string& path, const std::vector<std::string>& args);
 
 }  // namespace sh::hooks
