@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/run.sh [OURS]: benchmark sharness-runtime (OURS, default build/sharness-runtime) against
-# crun and runc, interleaved, in one run; writes bench/results/latest.md, latest.json and
+# crun (Debian 12's and Debian 13's) and runc, interleaved, in one run; writes bench/results/latest.md, latest.json and
 # latest-scaling.png. `make bench` calls it. See bench/README.md.
 #
 # 1. installs what is missing (Debian packages only, only if missing): hyperfine, gnuplot-nox,
@@ -44,7 +44,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     { echo "bench: cannot install ${missing[*]}" >&2; exit 1; }
 fi
 
+# The newest crun that runs here (Debian 13's), unpacked into a private directory and run through
+# its own dynamic loader; the system is not changed. Without it the bench runs the other three.
+crun_new=()
+if d=$("$here/crun-trixie.sh" "${BENCH_CRUN_TRIXIE_DIR:-/var/cache/sharness-bench/crun-trixie}"); then
+  crun_new=(--crun-new "$d")
+else
+  echo "bench: Debian 13's crun is not available; benchmarking without it" >&2
+fi
+
 # A private mount namespace (same pid: unshare execs, it does not fork), so the cgroup tricks and
 # every mount the runtimes leave behind stay in here.
 export SHARNESS_BENCH_IN_NS=1
-exec unshare -m --propagation private /usr/bin/python3 "$here/bench.py" --ours "$(realpath "$ours")"
+exec unshare -m --propagation private /usr/bin/python3 "$here/bench.py" --ours "$(realpath "$ours")" "${crun_new[@]}"
