@@ -130,6 +130,18 @@ new_bundle() {
   echo "$B"
 }
 
+# runc_spec_bundle NAME ARGS...: a bundle whose config.json is exactly what `runc spec` (Debian's
+# runc 1.1.5) writes (conformance/fixtures/runc-1.1.5-spec.json), with only the args, terminal
+# and cgroupsPath changed; the rootfs is the suite's busybox one.
+runc_spec_bundle() {
+  local name=$1; shift
+  new_bundle "$name" true >/dev/null || return 1
+  cp "$SHARNESS_SOURCE_DIR/conformance/fixtures/runc-1.1.5-spec.json" "$B/config.json"
+  cfg "$B" '.process.terminal = false'
+  set_args "$B" "$@"
+  echo "$B"
+}
+
 # cfg BUNDLE JQ_FILTER [jq options...]: edit BUNDLE/config.json in place with jq. Options such as
 # --arg NAME VALUE may come before or after the filter.
 cfg() {

@@ -67,6 +67,20 @@ case_net_only_lo() {
   assert_eq lo "$OUT" "interfaces in a new network namespace"
 }
 
+case_net_lo_up() {
+  # runc and crun bring lo up in the network namespace they create: a program that talks to
+  # itself on 127.0.0.1 works (IFF_UP = 0x1 in /sys/class/net/lo/flags). The config is exactly
+  # what `runc spec` writes.
+  local b flags
+  b=$(runc_spec_bundle b sh -c 'cat /sys/class/net/lo/flags
+    (nc -l -p 7777 >/tmp/got &) ; sleep 0.3; echo hello-lo | nc -w 2 127.0.0.1 7777; sleep 0.3; cat /tmp/got')
+  run_in "$b"
+  assert_rc 0
+  flags=$(head -1 <<<"$OUT")
+  (( (flags & 1) == 1 )) || fail "lo is down in a new network namespace: flags $flags"
+  assert_eq hello-lo "$(sed -n 2p <<<"$OUT")" "a TCP round trip over 127.0.0.1"
+}
+
 # start A (new namespace of TYPE, sleeping), then B joining it by /proc/<A pid>/ns/<file>.
 join_case() {
   local type=$1 file=$2 a b ida idb apid ans
@@ -159,6 +173,7 @@ tcase "namespaces not asked for are the caller's" case_unrequested_shared
 tcase "pid namespace: the process is pid 1 and sees only its own" case_pid_one
 tcase "no pid namespace: the caller's processes are visible" case_pid_host_shared
 tcase "new network namespace has only lo" case_net_only_lo
+tcase "new network namespace: lo is up (runc spec config)" case_net_lo_up
 tcase "join another container's network namespace by path" case_join_net
 tcase "join another container's ipc namespace by path" case_join_ipc
 tcase "join another container's uts namespace by path (hostname shared)" case_join_uts

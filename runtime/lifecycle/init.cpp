@@ -76,7 +76,7 @@ Result<void> join_namespaces(const InitContext& ctx) {
   return {};
 }
 
-// A policy's network "loopback": lo up in the new network namespace (else it stays down).
+// lo up in a network namespace we created (as runc and crun do); a policy's "none" keeps it down.
 Result<void> loopback_up() {
   Fd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!s) return sys_error("socket for lo");
