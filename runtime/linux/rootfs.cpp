@@ -154,12 +154,15 @@ Result<void> prepare_impl(Context& ctx) {
   const auto& c = ctx.config;
   const auto& o = ctx.opts;
   if (o.rootfs.empty() || o.rootfs.front() != '/') return fail("rootfs '" + o.rootfs + "' is not an absolute path");
-  if (!o.new_mount_ns) {
-    // Mounts would land in the host's namespace: runc refuses this too.
-    if (!c.mounts.empty()) return fail("mounts need a new mount namespace " + ctx.where());
-    return {};
+  if (o.own_mount_ns()) {
+    TRYVC("rootfs " + o.rootfs, prepare_root(c, o));
+  } else {
+    // The runtime's own mount namespace: its "/" keeps its propagation, the mounts land under
+    // the rootfs there (resolved inside it as always), and init chroots, as runc and crun do.
+    TRYVC("rootfs " + o.rootfs, check_host_proc());
+    if (!c.linux.rootfs_propagation.empty())
+      return fail("linux.rootfsPropagation needs a mount namespace " + ctx.where());
   }
-  TRYVC("rootfs " + o.rootfs, prepare_root(c, o));
   ctx.root = TRY(open_file(o.rootfs, O_PATH | O_DIRECTORY));
   for (size_t i = 0; i < c.mounts.size(); ++i) {
     int premade = -1;
@@ -174,7 +177,7 @@ Result<void> prepare_impl(Context& ctx) {
 
 Result<void> pivot_impl(const Options& o, int rootfs_fd) {
   if (::fchdir(rootfs_fd) < 0) return sys_error("chdir to the rootfs");
-  if (!o.new_mount_ns) {
+  if (!o.own_mount_ns()) {
     if (::chroot(".") < 0) return sys_error("chroot");
   } else if (o.no_pivot) {
     // --no-pivot: the rootfs mount moves over "/" and we chroot into it. The host's
@@ -198,9 +201,10 @@ Result<void> pivot_impl(const Options& o, int rootfs_fd) {
 
 Result<void> finalize_impl(const oci::Config& c, const Options& o) {
   const auto& l = c.linux;
-  if (!o.new_mount_ns) {
+  if (!o.own_mount_ns()) {
+    // runc refuses masked and read-only paths here too; a read-only root it ignores, we refuse.
     if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly)
-      return fail("maskedPaths, readonlyPaths and a read-only root need a new mount namespace");
+      return fail("maskedPaths, readonlyPaths and a read-only root need a mount namespace");
     return {};
   }
   Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
