@@ -69,7 +69,7 @@ struct Cleanup {
       ::waitpid(pid, nullptr, 0);
     }
     if (cgroup) (void)cgroup->destroy();
-    if (poststop && !poststop->empty()) (void)hooks::run(*poststop, "poststop", stopped_state);
+    if (poststop && !poststop->empty()) (void)hooks::run_warn(*poststop, "poststop", stopped_state);
     if (!kms_root.empty()) (void)unprovision_kms(kms_root, id);
     if (mesh) (void)edges::unprovision(*mesh);
     if (dir) (void)dir->remove();
