@@ -60,6 +60,32 @@ case_cwd() {
   assert_eq $'/srv/app\nmarker' "$OUT" "pwd and ls in cwd"
 }
 
+case_cwd_missing_is_made() {
+  # runc and crun make a missing cwd at create (mkdir -p in the rootfs, before a read-only root
+  # applies): the process starts in it
+  local b id
+  b=$(new_bundle b sh -c 'pwd; stat -c %a .')
+  cfg "$b" '.process.cwd = "/srv/not/there" | .root.readonly = true'
+  id=$(newid cwdnew)
+  must_create "$b" "$id" || return 1
+  must_start "$id"
+  wait_status "$id" stopped
+  assert_eq $'/srv/not/there\n755' "$(<"$CASEDIR/$id.out")" "pwd and mode of the made cwd"
+}
+
+case_cwd_not_a_dir_fails_create() {
+  # a cwd that cannot be a directory fails create (not start), naming the cwd
+  local b id
+  b=$(new_bundle b pwd)
+  cfg "$b" '.process.cwd = "/etc/passwd/sub"'
+  id=$(newid cwdbad)
+  create_in "$b" "$id"
+  [ "$RC" != 0 ] || { fail "create succeeded with process.cwd under a file"; return 1; }
+  echo "$ERR"
+  [ "$OURS" = 1 ] && assert_contains "$ERR" 'process.cwd "/etc/passwd/sub"' "the error names the cwd"
+  assert_nothing_left "$id"
+}
+
 case_user() {
   local b
   b=$(new_bundle b sh -c 'id -u; id -g; id -G; cat /proc/self/status')
@@ -311,6 +337,8 @@ tcase "user uid:gid (id, /proc/self/status)" case_user
 tcase "additionalGids" case_additional_gids
 tcase "uid 1000 cannot write a root-owned file" case_user_cannot_write_root_files
 tcase "umask" case_umask
+tcase "cwd: a missing one is made at create (as runc and crun)" case_cwd_missing_is_made
+tcase "cwd: one that cannot be a directory fails create, named" case_cwd_not_a_dir_fails_create
 tcase "capabilities: only the configured ones (NET_RAW, SYS_ADMIN, CHOWN absent)" case_caps_dropped
 tcase "capabilities: no inheritable or ambient unless asked" case_caps_no_inheritable_ambient
 tcase "capabilities: CAP_CHOWN and CAP_NET_RAW present when listed" case_caps_added

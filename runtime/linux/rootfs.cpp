@@ -199,8 +199,23 @@ Result<void> pivot_impl(const Options& o, int rootfs_fd) {
   return {};
 }
 
+// A missing process.cwd is made (mkdir -p inside the root, root-owned 0755) before a read-only
+// root applies, as runc and crun do; one that cannot be a directory fails create, naming it.
+Result<void> make_cwd(const std::string& cwd) {
+  if (cwd.empty()) return {};
+  const std::string what = "process.cwd \"" + cwd + "\"";
+  Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
+  auto dir = mkdir_in_root(root.get(), cwd);
+  if (!dir) return std::unexpected(std::move(dir.error()).context(what));
+  struct stat st;
+  if (::fstat(dir->fd.get(), &st) < 0) return sys_error("stat " + what);
+  if (!S_ISDIR(st.st_mode)) return sys_error(what, ENOTDIR);
+  return {};
+}
+
 Result<void> finalize_impl(const oci::Config& c, const Options& o) {
   const auto& l = c.linux;
+  if (c.process) TRYV(make_cwd(c.process->cwd));
   if (!o.own_mount_ns()) {
     // runc refuses masked and read-only paths here too; a read-only root it ignores, we refuse.
     if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly)

@@ -48,7 +48,8 @@ Result<std::vector<std::pair<size_t, Fd>>> premake_idmapped_mounts(const oci::Co
 Result<Fd> prepare(const oci::Config& c, const Options& o);
 // Stage 2: pivot_root into the rootfs (or move + chroot), chdir("/").
 Result<void> pivot(const oci::Config& c, const Options& o, int rootfs_fd);
-// Stage 3 (after pivot): maskedPaths, readonlyPaths, read-only root, final propagation.
+// Stage 3 (after pivot): process.cwd made if missing, maskedPaths, readonlyPaths, read-only
+// root, final propagation.
 Result<void> finalize(const oci::Config& c, const Options& o);
 
 // Parse mount options into flags, propagation flags, recursive attrs and data, for units.
