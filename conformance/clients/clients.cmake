@@ -10,3 +10,8 @@ foreach(suite ${CLIENT_SUITES})
     ENVIRONMENT "SHARNESS_RUNTIME=$<TARGET_FILE:sharness-runtime>;SHARNESS_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
     LABELS clients RUN_SERIAL TRUE TIMEOUT 1500 SKIP_RETURN_CODE 77)
 endforeach()
+
+# The iptables snapshot comparison docker.sh's teardown uses, checked on captured iptables-save
+# outputs (no root, no daemon).
+add_test(NAME unit.client_ipt_compare COMMAND bash ${CMAKE_SOURCE_DIR}/conformance/clients/ipt_compare_test.bash)
+set_tests_properties(unit.client_ipt_compare PROPERTIES LABELS unit)
