@@ -27,9 +27,11 @@
 #                         outside the suite's own mount namespace.
 #   SHARNESS_KEEP=1       keep the temp dir (containers, cgroups and mounts are still removed)
 
+# Not root is a failure, never a skip: CI must not pass by not running (CTest counts no exit
+# code as "skipped" for these suites).
 if [ "$(id -u)" != 0 ]; then
-  echo "# SKIP: conformance suites must run as root"
-  exit 77
+  echo "FAIL: conformance suites must run as root (uid $(id -u)): nothing was tested" >&2
+  exit 1
 fi
 
 : "${SHARNESS_RUNTIME:?set SHARNESS_RUNTIME to the runtime binary under test}"
@@ -391,7 +393,9 @@ known_fail() {
   return 0
 }
 
-# skip REASON: stop the case, report it skipped (for a missing kernel feature, never a runtime bug).
+# skip REASON: stop the case, report it skipped: only for a missing kernel feature on the host, or
+# a case about something only sharness-runtime has when another runtime is under test. Never for a
+# gap in our runtime (that case fails, or is known_fail for the runtime that lacks it).
 skip() {
   echo "$*" >"$CASEDIR/.skip"
   exit 77
