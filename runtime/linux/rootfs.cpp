@@ -159,9 +159,13 @@ Result<void> prepare_impl(Context& ctx) {
   } else {
     // The runtime's own mount namespace: its "/" keeps its propagation, the mounts land under
     // the rootfs there (resolved inside it as always), and init chroots, as runc and crun do.
+    // Refused before anything is mounted there: runc refuses masked and read-only paths too; a
+    // read-only root and rootfsPropagation (the runtime's own "/") it ignores, we refuse.
+    const auto& l = c.linux;
+    if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly || !l.rootfs_propagation.empty())
+      return fail("maskedPaths, readonlyPaths, a read-only root and rootfsPropagation need a mount namespace " +
+                  ctx.where());
     TRYVC("rootfs " + o.rootfs, check_host_proc());
-    if (!c.linux.rootfs_propagation.empty())
-      return fail("linux.rootfsPropagation needs a mount namespace " + ctx.where());
   }
   ctx.root = TRY(open_file(o.rootfs, O_PATH | O_DIRECTORY));
   for (size_t i = 0; i < c.mounts.size(); ++i) {
@@ -216,12 +220,7 @@ Result<void> make_cwd(const std::string& cwd) {
 Result<void> finalize_impl(const oci::Config& c, const Options& o) {
   const auto& l = c.linux;
   if (c.process) TRYV(make_cwd(c.process->cwd));
-  if (!o.own_mount_ns()) {
-    // runc refuses masked and read-only paths here too; a read-only root it ignores, we refuse.
-    if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly)
-      return fail("maskedPaths, readonlyPaths and a read-only root need a mount namespace");
-    return {};
-  }
+  if (!o.own_mount_ns()) return {};  // nothing of the rest was asked (prepare refused it)
   Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
   TRYV(detail::mask_paths(root.get(), l.masked_paths));
   TRYV(detail::readonly_paths(root.get(), l.readonly_paths));
