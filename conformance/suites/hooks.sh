@@ -275,7 +275,7 @@ failing_then_next() {
   cat "$log" 2>/dev/null
   assert_eq "$kind $kind" "$(order)" "both $kind hooks ran"
   if [ "$OURS" = 1 ]; then
-    jq -e --arg k "$kind" 'select(.level == "warning" and (.msg | startswith($k + " hook ")))' "$log" >/dev/null 2>&1 ||
+    jq -e -s --arg k "$kind" 'any(.[]; .level == "warning" and (.msg | startswith($k + " hook ")))' "$log" >/dev/null 2>&1 ||
       fail "no warning line for the failing $kind hook"
   fi
 }

@@ -82,7 +82,10 @@ case_cwd_not_a_dir_fails_create() {
   create_in "$b" "$id"
   [ "$RC" != 0 ] || { fail "create succeeded with process.cwd under a file"; return 1; }
   echo "$ERR"
-  [ "$OURS" = 1 ] && assert_contains "$ERR" 'process.cwd "/etc/passwd/sub"' "the error names the cwd"
+  if [ "$OURS" = 1 ]; then
+    assert_contains "$ERR" 'process.cwd' "the error names process.cwd"
+    assert_contains "$ERR" '/etc/passwd/sub' "the error names the cwd"
+  fi
   assert_nothing_left "$id"
 }
 
@@ -197,7 +200,7 @@ case_caps_runc_spec_ambient() {
   assert_eq 0000000020000420 "$(status_field "$st" CapEff)" "CapEff = AUDIT_WRITE|NET_BIND_SERVICE|KILL"
   if [ "$OURS" = 1 ]; then
     for cap in CAP_AUDIT_WRITE CAP_KILL CAP_NET_BIND_SERVICE; do
-      jq -e --arg c "$cap" 'select(.level == "warning" and (.msg | contains($c + " is not in inheritable")))' \
+      jq -e -s --arg c "$cap" 'any(.[]; .level == "warning" and (.msg | contains($c + " is not in inheritable")))' \
         "$log" >/dev/null 2>&1 || fail "no warning line naming $cap left out of the ambient set"
     done
   fi
