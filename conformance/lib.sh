@@ -27,9 +27,11 @@
 #                         outside the suite's own mount namespace.
 #   SHARNESS_KEEP=1       keep the temp dir (containers, cgroups and mounts are still removed)
 
+# Not root is a failure, never a skip: CI must not pass by not running (CTest counts no exit
+# code as "skipped" for these suites).
 if [ "$(id -u)" != 0 ]; then
-  echo "# SKIP: conformance suites must run as root"
-  exit 77
+  echo "FAIL: conformance suites must run as root (uid $(id -u)): nothing was tested" >&2
+  exit 1
 fi
 
 : "${SHARNESS_RUNTIME:?set SHARNESS_RUNTIME to the runtime binary under test}"
@@ -127,6 +129,18 @@ new_bundle() {
   B=$CASEDIR/$name
   MAKE_BUNDLE_CGROUPS_PATH=/$CGPARENT/$name-$CASENUM "$MAKE_BUNDLE" "$B" "$@" >&2 ||
     { fail "make-bundle.sh $B failed"; return 1; }
+  echo "$B"
+}
+
+# runc_spec_bundle NAME ARGS...: a bundle whose config.json is exactly what `runc spec` (Debian's
+# runc 1.1.5) writes (conformance/fixtures/runc-1.1.5-spec.json), with only the args, terminal
+# and cgroupsPath changed; the rootfs is the suite's busybox one.
+runc_spec_bundle() {
+  local name=$1; shift
+  new_bundle "$name" true >/dev/null || return 1
+  cp "$SHARNESS_SOURCE_DIR/conformance/fixtures/runc-1.1.5-spec.json" "$B/config.json"
+  cfg "$B" '.process.terminal = false'
+  set_args "$B" "$@"
   echo "$B"
 }
 
@@ -379,7 +393,9 @@ known_fail() {
   return 0
 }
 
-# skip REASON: stop the case, report it skipped (for a missing kernel feature, never a runtime bug).
+# skip REASON: stop the case, report it skipped: only for a missing kernel feature on the host, or
+# a case about something only sharness-runtime has when another runtime is under test. Never for a
+# gap in our runtime (that case fails, or is known_fail for the runtime that lacks it).
 skip() {
   echo "$*" >"$CASEDIR/.skip"
   exit 77

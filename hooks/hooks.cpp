@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "base/fd.hpp"
+#include "base/log.hpp"
 
 namespace sh::hooks {
 namespace {
@@ -274,6 +275,16 @@ Result<void> run_one(const oci::Hook& h, const std::string& state, bool quiet = 
 Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json) {
   for (const auto& h : hooks) TRYVC(kind + " hook " + h.path, run_one(h, state_json));
   return {};
+}
+
+size_t run_warn(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json) {
+  size_t failed = 0;
+  for (const auto& h : hooks)
+    if (auto r = run_one(h, state_json); !r) {
+      log::warn(kind + " hook " + h.path + ": " + r.error().what() + " (ignored: the lifecycle goes on)");
+      ++failed;
+    }
+  return failed;
 }
 
 Result<void> run_helper(const std::string& path, const std::vector<std::string>& args) {

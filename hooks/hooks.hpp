@@ -12,6 +12,11 @@ namespace sh::hooks {
 // "<kind> hook <path>: exited with status N: <stderr tail>" (or killed by timeout).
 Result<void> run(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json);
 
+// Hooks whose failure is a warning (poststart, poststop: runtime-spec "the runtime MUST log a
+// warning, but the remaining hooks and lifecycle continue as if the hook had succeeded"): run
+// every one, log each failure as a warning. Returns how many failed.
+size_t run_warn(const std::vector<oci::Hook>& hooks, const std::string& kind, const std::string& state_json);
+
 // One of our own helper binaries (sharness-edge, sharness-kms) run the same way, with `args`
 // after argv[0], an empty environment, nothing on stdin, a 60 s timeout, and its stdout kept with
 // its stderr: both are shown only if it fails.

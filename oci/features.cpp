@@ -35,7 +35,7 @@ void write_linux(json::Writer& w, const Features::Linux& l) {
   w.end_object();
   enabled(w, "netDevices", l.net_devices);
   w.key("landlock").begin_object().kv("enabled", l.landlock.enabled).kv("abi", l.landlock.abi);
-  w.kv("handledAccessFS", l.landlock.fs).kv("handledAccessNetwork", l.landlock.net).kv("scoped", l.landlock.scoped);
+  w.kv("handledAccessFS", l.landlock.fs).kv("handledAccessNet", l.landlock.net).kv("scoped", l.landlock.scoped);
   w.key("ruleClasses").begin_object();
   for (const auto& [k, on] : l.landlock.classes) w.kv(k, on ? "enforced" : "not enforced");
   w.end_object();

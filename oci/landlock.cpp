@@ -18,7 +18,7 @@ const char* kind_noun(K k) {
 const char* kind_key(K k) {
   switch (k) {
     case K::fs: return "ruleset.handledAccessFS";
-    case K::net: return "ruleset.handledAccessNetwork";
+    case K::net: return "ruleset.handledAccessNet";
     case K::scope: return "ruleset.scoped";
   }
   return "?";
@@ -69,9 +69,13 @@ Result<uint64_t> rule_access(const json::Value& rule, K kind, uint64_t handled) 
 }
 
 Result<void> parse_ruleset(const json::Value& v, LandlockConfig& c) {
-  TRYV(v.only_keys({"handledAccessFS", "handledAccessNetwork", "scoped"}));
+  // Our first spelling, handledAccessNetwork, is no alias: one key, as the kernel
+  // (handled_access_net), landlockconfig and go-landlock spell it; the error says which.
+  if (v.get("handledAccessNetwork"))
+    return v.error(".handledAccessNetwork: unknown key (the network rights are \"handledAccessNet\")");
+  TRYV(v.only_keys({"handledAccessFS", "handledAccessNet", "scoped"}));
   if (auto l = present(v, "handledAccessFS")) c.handled_fs = TRY(right_list(*l, K::fs));
-  if (auto l = present(v, "handledAccessNetwork")) c.handled_net = TRY(right_list(*l, K::net));
+  if (auto l = present(v, "handledAccessNet")) c.handled_net = TRY(right_list(*l, K::net));
   if (auto l = present(v, "scoped")) c.scoped = TRY(right_list(*l, K::scope));
   return {};
 }
@@ -156,7 +160,7 @@ Result<LandlockConfig> parse_landlock(const json::Value& v) {
   TRYV(v.opt("disableBestEffort", c.disable_best_effort));
   // The kernel refuses an empty ruleset (ENOMSG); say why at create, not at start.
   if (!c.handled_fs && !c.handled_net && !c.scoped)
-    return v.error(": the ruleset handles nothing (handledAccessFS, handledAccessNetwork and scoped are all "
+    return v.error(": the ruleset handles nothing (handledAccessFS, handledAccessNet and scoped are all "
                    "empty), so it would restrict nothing");
   return c;
 }
@@ -171,7 +175,7 @@ void write_landlock(json::Writer& w, const LandlockConfig& c) {
   w.begin_object();
   w.key("ruleset").begin_object();
   write_names(w, "handledAccessFS", K::fs, c.handled_fs);
-  write_names(w, "handledAccessNetwork", K::net, c.handled_net);
+  write_names(w, "handledAccessNet", K::net, c.handled_net);
   write_names(w, "scoped", K::scope, c.scoped);
   w.end_object();
   if (!c.path_beneath.empty() || !c.net_port.empty()) {

@@ -4,7 +4,7 @@
 //   "landlock": {
 //     "ruleset": {
 //       "handledAccessFS": ["execute", "read_file", "read_dir", "write_file", ...],
-//       "handledAccessNetwork": ["bind_tcp", "connect_tcp"],
+//       "handledAccessNet": ["bind_tcp", "connect_tcp"],
 //       "scoped": ["abstract_unix_socket", "signal"]
 //     },
 //     "rules": {
@@ -98,7 +98,7 @@ struct LandlockPortRule {
 
 struct LandlockConfig {
   uint64_t handled_fs = 0;   // ruleset.handledAccessFS: denied unless a rule allows
-  uint64_t handled_net = 0;  // ruleset.handledAccessNetwork
+  uint64_t handled_net = 0;  // ruleset.handledAccessNet
   uint64_t scoped = 0;       // ruleset.scoped: IPC cut off at the domain's edge
   std::vector<LandlockPathRule> path_beneath;
   std::vector<LandlockPortRule> net_port;

@@ -17,7 +17,7 @@
 
 CORE=/proc/sys/kernel/core_pattern
 CORE_BEFORE=$(cat $CORE)
-RECEIVER=$(console_receiver) || { echo "# SKIP: no console receiver (no g++, no python3)"; exit 77; }
+RECEIVER=$(console_receiver) || { echo "FAIL: no console receiver (no g++, no python3)" >&2; exit 1; }
 echo "# console receiver: $RECEIVER"
 
 CONSOLE_PROBE='echo "tty=$(tty)"; grep -E " /dev/console | /proc/sys/kernel/core_pattern " /proc/self/mountinfo | sed "s/^/mount: /";

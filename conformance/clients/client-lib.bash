@@ -8,6 +8,8 @@
 #   busybox_oci_archive F REF  write a single-layer OCI image archive (for ctr image import)
 #   wait_for CMD...        retry CMD for up to 30 s
 #   stop_pid PID           SIGTERM, wait up to 20 s, then SIGKILL: for daemons we started ourselves
+#   ipt_parse, ipt_normal, ipt_compare, ipt_policy_in: iptables snapshots taken before a daemon
+#                          and compared after its teardown (below)
 
 CLIENT_TMP=${CLIENT_TMP:-$TMP}
 
@@ -76,4 +78,35 @@ stop_pid() {
     sleep 0.5
   done
   kill -KILL "$pid" 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------------------------------------
+# iptables snapshots. A snapshot is a file of table<TAB>line, sorted: every chain (":NAME POLICY",
+# counters stripped) and every rule ("-A ...") that iptables-save prints.
+#
+# A table the kernel had not made yet has no lines at all. dockerd's first start makes the nat
+# and filter tables, and a table, once made, stays: its built-in chains then show up empty at
+# policy ACCEPT, which is exactly what no table means. So the comparison leaves out built-in
+# chains at ACCEPT on both sides; a rule, a user chain, and a built-in chain at another policy
+# (dockerd sets FORWARD to DROP) still count.
+
+ipt_parse() {  # iptables-save text on stdin -> snapshot lines on stdout
+  awk '/^\*/ { t = substr($0, 2); next }
+    /^:/ { sub(/ \[[0-9]+:[0-9]+\]$/, ""); print t "\t" $0; next }
+    /^-A / { print t "\t" $0 }' | sort
+}
+
+IPT_BUILTIN='(INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING)'
+ipt_normal() {  # snapshot on stdin without the built-in chains at ACCEPT
+  grep -Ev "^[a-z]+"$'\t'":$IPT_BUILTIN ACCEPT$" || true
+}
+
+ipt_compare() {  # BEFORE AFTER (snapshot files): the differences as diff shows them; 1 if any
+  diff <(ipt_normal <"$1") <(ipt_normal <"$2")
+}
+
+ipt_policy_in() {  # SNAPSHOT TABLE CHAIN: the built-in chain's policy there (ACCEPT when absent)
+  local p
+  p=$(awk -F'\t' -v t="$2" -v c=":$3 " '$1 == t && index($2, c) == 1 { split($2, a, " "); print a[2] }' "$1")
+  echo "${p:-ACCEPT}"
 }

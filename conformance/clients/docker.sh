@@ -68,12 +68,8 @@ HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json   # what "--policy harsh" resolve
 # ---------------------------------------------------------------------------------------------
 # Host snapshot (to compare with after the teardown)
 
-# table<TAB>line for every chain policy, chain and rule, counters stripped.
-ipt_lines() {
-  iptables-save | awk '/^\*/ { t = substr($0, 2); next }
-    /^:/ { sub(/ \[[0-9]+:[0-9]+\]$/, ""); print t "\t" $0; next }
-    /^-A / { print t "\t" $0 }' | sort
-}
+# table<TAB>line for every chain policy, chain and rule, counters stripped (client-lib.bash).
+ipt_lines() { iptables-save | ipt_parse; }
 # What dockerd may add: its chains and any rule naming them, our bridge or our subnet; and
 # the built-in chains' policies (dockerd sets FORWARD to DROP when it turns on ip_forward).
 IPT_RE="DOCKER|$BRIDGE|${SUBNET//./\\.}\\.|^[a-z]+"$'\t'":(INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING) "
@@ -165,7 +161,6 @@ teardown_docker() {
 ipt_undo() {
   local t line new
   new=$(comm -13 "$DK/iptables.before" <(ipt_ours))
-  [ -n "$new" ] || return 0
   while IFS=$'\t' read -r t line; do
     [[ $line == -A* ]] || continue
     eval "iptables -t $t -D ${line#-A }" 2>/dev/null
@@ -176,11 +171,12 @@ ipt_undo() {
     case $line in INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING) continue ;; esac
     iptables -t "$t" -F "$line" 2>/dev/null && iptables -t "$t" -X "$line" 2>/dev/null
   done <<<"$new"
-  # a built-in chain's policy that changed goes back to what it was
+  # a built-in chain whose policy differs goes back to what it was: ACCEPT when its table was not
+  # there before (dockerd's first start made it)
   while IFS=$'\t' read -r t line; do
-    [[ $line =~ ^:(INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING)\ ([A-Z]+)$ ]] || continue
-    iptables -t "$t" -P "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
-  done < <(comm -23 "$DK/iptables.before" <(ipt_ours))
+    [[ $line =~ ^:(INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING)\ [A-Z]+$ ]] || continue
+    iptables -t "$t" -P "${BASH_REMATCH[1]}" "$(ipt_policy_in "$DK/iptables.before" "$t" "${BASH_REMATCH[1]}")"
+  done < <(ipt_compare "$DK/iptables.before" <(ipt_ours) | sed -n 's/^[<>] //p')
   return 0
 }
 
@@ -461,7 +457,8 @@ case_teardown() {
   [ ! -e "/proc/$(cat "$DK/dockerd.spawned")" ] || fail "dockerd still running"
   left=$(awk -v t="$TMP/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo)
   assert_eq "" "$left" "mounts under $TMP"
-  diff <(cat "$DK/iptables.before") <(ipt_ours) >&2 || fail "iptables differ from before (diff above)"
+  # empty built-in chains of a table dockerd's first start made are no leftover (client-lib.bash)
+  ipt_compare "$DK/iptables.before" <(ipt_ours) >&2 || fail "iptables differ from before (diff above)"
   # links: none new. veths are left out of that comparison (another tool on the host may make
   # some meanwhile); ours, recorded while they were on our bridge, must be gone.
   left=$(comm -13 "$DK/links.before" <(links) | grep -v '^veth' || true)

@@ -251,6 +251,43 @@ case_failing_poststop_ignored() {
   assert_eq "" "$(cgroup_dirs "$id")" "cgroup after delete with a failing poststop hook"
 }
 
+# failing_then_next KIND: two KIND hooks, the first exits 3; the runtime-spec says a warning is
+# logged and the remaining hooks and the lifecycle go on. Checks the step's exit code, that the
+# second hook ran, and (ours) the warning line in the --log json.
+failing_then_next() {
+  local kind=$1 id log=$CASEDIR/rt.log
+  hook_bundle b sleep 1000
+  add_hook "$B" "$kind" 3
+  add_hook "$B" "$kind" 0
+  id=$(newid "h$kind")
+  must_create "$B" "$id" || return 1
+  _run_cmd rt --log "$log" --log-format json start "$id"
+  assert_eq 0 "$CMD_RC" "start with a failing $kind hook: $CMD_OUT"
+  if [ "$kind" = poststop ]; then
+    assert_ok rt kill "$id" KILL
+    wait_status "$id" stopped
+    _run_cmd rt --log "$log" --log-format json delete "$id"
+    assert_eq 0 "$CMD_RC" "delete with a failing poststop hook: $CMD_OUT"
+    assert_fail rt state "$id"
+  else
+    assert_eq running "$(status_of "$id")" "status after a failing poststart hook"
+  fi
+  cat "$log" 2>/dev/null
+  assert_eq "$kind $kind" "$(order)" "both $kind hooks ran"
+  if [ "$OURS" = 1 ]; then
+    jq -e -s --arg k "$kind" 'any(.[]; .level == "warning" and (.msg | startswith($k + " hook ")))' "$log" >/dev/null 2>&1 ||
+      fail "no warning line for the failing $kind hook"
+  fi
+}
+case_failing_poststart_next_runs() {
+  known_fail runc   # runc 1.1 tears the container down and fails start instead of warning
+  failing_then_next poststart
+}
+case_failing_poststop_next_runs() {
+  known_fail runc   # runc 1.1 stops at the first failing poststop hook (the next never runs)
+  failing_then_next poststop
+}
+
 case_failing_poststart_warns() {
   known_fail runc   # runc 1.1 tears the container down and fails start instead of warning
   local id
@@ -277,4 +314,6 @@ tcase "a hook timeout is honoured (hook killed, create fails fast)" case_hook_ti
 tcase "a hook timeout also ends a hook whose child holds its stdio" case_hook_timeout_child
 tcase "a failing poststop hook does not block delete" case_failing_poststop_ignored
 tcase "a failing poststart hook only warns (runtime-spec)" case_failing_poststart_warns
+tcase "a failing poststart hook: a warning, the next one runs, start succeeds" case_failing_poststart_next_runs
+tcase "a failing poststop hook: a warning, the next one runs, delete succeeds" case_failing_poststop_next_runs
 finish

@@ -9,10 +9,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 if [ -z "${SHARNESS_KMS:-}" ] || [ -z "${SHARNESS_KMS_CLIENT:-}" ] || [ -z "${SHARNESS_KMS_SEAL:-}" ]; then
-  echo "# SKIP: set SHARNESS_KMS, SHARNESS_KMS_CLIENT and SHARNESS_KMS_SEAL"
-  exit 77
+  echo "FAIL: set SHARNESS_KMS, SHARNESS_KMS_CLIENT and SHARNESS_KMS_SEAL (CTest does)" >&2
+  exit 1
 fi
-command -v openssl >/dev/null || { echo "# SKIP: openssl CLI missing"; exit 77; }
+command -v openssl >/dev/null || { echo "FAIL: the openssl CLI is missing (apt-get install openssl)" >&2; exit 1; }
 
 # ---- shared material: a PKI, two master keys we know, a vault sealed under a root-only KEK
 K=$TMP/kms

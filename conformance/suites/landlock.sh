@@ -333,7 +333,7 @@ case_exec_held() {
 # A plain config.json block, no policy
 
 PLAIN_BLOCK='{"ruleset": {"handledAccessFS": ["execute", "read_file", "read_dir", "write_file", "make_reg", "truncate"],
-                          "handledAccessNetwork": ["connect_tcp"], "scoped": ["signal"]},
+                          "handledAccessNet": ["connect_tcp"], "scoped": ["signal"]},
               "rules": {"pathBeneath": [
                 {"allowedAccess": ["execute", "read_file"], "paths": ["/bin/busybox"]},
                 {"allowedAccess": ["read_file", "read_dir"], "paths": ["/etc", "/bin", "/proc"]},
@@ -383,6 +383,9 @@ case_reported() {
   assert_match "$(jq -r '.linux.landlock.abi' <<<"$f")" '^[1-9][0-9]*$' "features: linux.landlock.abi" || return 1
   assert_eq enforced "$(jq -r '.linux.landlock.ruleClasses.files' <<<"$f")" "features: files" || return 1
   assert_eq true "$(jq -r '.linux.landlock.handledAccessFS | index("read_file") != null' <<<"$f")" || return 1
+  # the kernel's and landlockconfig's spelling (handled_access_net), never handledAccessNetwork
+  assert_eq true "$(jq -r '.linux.landlock | has("handledAccessNet") and (has("handledAccessNetwork") | not)' <<<"$f")" \
+    "features: linux.landlock.handledAccessNet" || return 1
   _run_cmd rt policy explain "$HARSH"
   assert_eq 0 "$CMD_RC" "policy explain harsh: $CMD_OUT" || return 1
   assert_line "$CMD_OUT" '^ *\[ok\] +Landlock ABI [0-9]+: file rules for' || return 1

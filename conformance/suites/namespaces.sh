@@ -67,6 +67,68 @@ case_net_only_lo() {
   assert_eq lo "$OUT" "interfaces in a new network namespace"
 }
 
+case_net_lo_up() {
+  # runc and crun bring lo up in the network namespace they create: a program that talks to
+  # itself on 127.0.0.1 works (IFF_UP = 0x1 in /sys/class/net/lo/flags)
+  local b flags
+  b=$(new_bundle b sh -c 'cat /sys/class/net/lo/flags
+    nc -l -p 7777 & l=$!; sleep 0.3; echo hello-lo | nc -w 1 127.0.0.1 7777; sleep 0.2; kill $l 2>/dev/null; wait')
+  run_in "$b"
+  assert_rc 0
+  flags=$(head -1 <<<"$OUT")
+  (( (flags & 1) == 1 )) || fail "lo is down in a new network namespace: flags $flags"
+  assert_eq hello-lo "$(sed -n 2p <<<"$OUT")" "a TCP round trip over 127.0.0.1"
+}
+
+case_no_mount_ns() {
+  # No mount namespace asked (the OCI validation suite's linux_ns_itype): runc and crun make the
+  # mounts under the rootfs in their own mount namespace and chroot. The runtime runs inside a
+  # private mount namespace of this case's, so whatever it mounts there goes with it.
+  local b id out
+  b=$(runc_spec_bundle b sh -c 'readlink /proc/self/ns/mnt; [ -e /proc/self/status ] && echo proc-mounted; ls /bin/busybox')
+  cfg "$b" 'del(.linux.namespaces[] | select(.type == "mount")) | del(.linux.maskedPaths, .linux.readonlyPaths)
+            | .root.readonly = false'
+  id=$(newid nomnt)
+  _cgpath_for "$b" "$id"
+  RC=0
+  out=$(unshare -m --propagation private sh -c 'readlink /proc/self/ns/mnt; exec "$@"' sh \
+        timeout -k 5 "$RT_TIMEOUT" "$RUNTIME" "${RT_EXTRA[@]}" --root "$STATE" run --bundle "$b" "$id" \
+        2>"$CASEDIR/$id.err" </dev/null) || RC=$?
+  echo "$out"; cat "$CASEDIR/$id.err"
+  assert_rc 0 "run without a mount namespace"
+  assert_eq "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "the container's mount namespace vs the runtime's"
+  assert_eq proc-mounted "$(sed -n 3p <<<"$out")" "the config's /proc mount inside"
+  assert_eq /bin/busybox "$(sed -n 4p <<<"$out")" "the root is the bundle's rootfs (chroot)"
+  # masked paths need a mount namespace: refused, as runc does (crun 1.8.1 runs it)
+  [ "$RUNTIME_NAME" = crun ] && return 0
+  cfg "$b" '.linux.maskedPaths = ["/proc/kcore"]'
+  out=$(unshare -m --propagation private timeout -k 5 "$RT_TIMEOUT" "$RUNTIME" "${RT_EXTRA[@]}" --root "$STATE" \
+        run --bundle "$b" "$id" 2>&1 </dev/null) && fail "maskedPaths without a mount namespace ran: $out"
+  echo "$out"
+}
+
+case_join_mount_ns() {
+  # A mount namespace joined by path (linux_ns_path): the rootfs is set up and pivoted into in
+  # that namespace, as runc does; the caller's mount table does not change.
+  local b id hpid hns before after
+  unshare -m --propagation private sleep 120 &
+  hpid=$!
+  sleep 0.2
+  hns=$(readlink "/proc/$hpid/ns/mnt")
+  assert_ne "$(host_ns mnt)" "$hns" "the holder's mount namespace" || { kill "$hpid"; return 1; }
+  b=$(runc_spec_bundle b sh -c 'readlink /proc/self/ns/mnt; ls /bin/busybox; cat /proc/self/status >/dev/null && echo ok')
+  cfg "$b" --arg p "/proc/$hpid/ns/mnt" '(.linux.namespaces[] | select(.type == "mount")) |= {"type": "mount", "path": $p}'
+  before=$(grep -c "$b/rootfs" /proc/self/mountinfo || true)
+  run_in "$b"
+  after=$(grep -c "$b/rootfs" /proc/self/mountinfo || true)
+  kill "$hpid"; wait "$hpid" 2>/dev/null || true
+  assert_rc 0 "run joining a mount namespace by path: $ERR"
+  assert_eq "$hns" "$(sed -n 1p <<<"$OUT")" "the container's mount namespace vs the holder's"
+  assert_eq /bin/busybox "$(sed -n 2p <<<"$OUT")" "the root is the bundle's rootfs"
+  assert_eq ok "$(sed -n 3p <<<"$OUT")" "/proc inside"
+  assert_eq "$before" "$after" "mounts of the rootfs in the caller's mount table"
+}
+
 # start A (new namespace of TYPE, sleeping), then B joining it by /proc/<A pid>/ns/<file>.
 join_case() {
   local type=$1 file=$2 a b ida idb apid ans
@@ -159,7 +221,10 @@ tcase "namespaces not asked for are the caller's" case_unrequested_shared
 tcase "pid namespace: the process is pid 1 and sees only its own" case_pid_one
 tcase "no pid namespace: the caller's processes are visible" case_pid_host_shared
 tcase "new network namespace has only lo" case_net_only_lo
+tcase "new network namespace: lo is up, 127.0.0.1 reachable" case_net_lo_up
 tcase "join another container's network namespace by path" case_join_net
+tcase "no mount namespace: mounts made in the runtime's, chroot (linux_ns_itype)" case_no_mount_ns
+tcase "join a mount namespace by path (linux_ns_path)" case_join_mount_ns
 tcase "join another container's ipc namespace by path" case_join_ipc
 tcase "join another container's uts namespace by path (hostname shared)" case_join_uts
 tcase "joining a path that is no namespace is refused" case_join_bad_path_refused

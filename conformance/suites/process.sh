@@ -60,6 +60,35 @@ case_cwd() {
   assert_eq $'/srv/app\nmarker' "$OUT" "pwd and ls in cwd"
 }
 
+case_cwd_missing_is_made() {
+  # runc and crun make a missing cwd at create (mkdir -p in the rootfs, before a read-only root
+  # applies): the process starts in it
+  local b id
+  b=$(new_bundle b sh -c 'pwd; stat -c %a .')
+  cfg "$b" '.process.cwd = "/srv/not/there" | .root.readonly = true'
+  id=$(newid cwdnew)
+  must_create "$b" "$id" || return 1
+  must_start "$id"
+  wait_status "$id" stopped
+  assert_eq $'/srv/not/there\n755' "$(<"$CASEDIR/$id.out")" "pwd and mode of the made cwd"
+}
+
+case_cwd_not_a_dir_fails_create() {
+  # a cwd that cannot be a directory fails create (not start), naming the cwd
+  local b id
+  b=$(new_bundle b pwd)
+  cfg "$b" '.process.cwd = "/etc/passwd/sub"'
+  id=$(newid cwdbad)
+  create_in "$b" "$id"
+  [ "$RC" != 0 ] || { fail "create succeeded with process.cwd under a file"; return 1; }
+  echo "$ERR"
+  if [ "$OURS" = 1 ]; then
+    assert_contains "$ERR" 'process.cwd' "the error names process.cwd"
+    assert_contains "$ERR" '/etc/passwd/sub' "the error names the cwd"
+  fi
+  assert_nothing_left "$id"
+}
+
 case_user() {
   local b
   b=$(new_bundle b sh -c 'id -u; id -g; id -G; cat /proc/self/status')
@@ -151,6 +180,30 @@ case_cap_chown_effect() {
   cfg "$b" '.process.capabilities |= with_entries(.value += ["CAP_CHOWN"])'
   run_in "$b"
   assert_eq chowned "$OUT" "chown with CAP_CHOWN"
+}
+
+case_caps_runc_spec_ambient() {
+  # `runc spec` lists CAP_AUDIT_WRITE, CAP_KILL, CAP_NET_BIND_SERVICE as ambient but not as
+  # inheritable: the kernel raises none of them, so the config runs with an empty ambient set (as
+  # runc and crun do), and ours says in its log which ones it left out.
+  local b id log=$CASEDIR/rt.log st cap
+  b=$(runc_spec_bundle b cat /proc/self/status)
+  id=$(newid spec)
+  _cgpath_for "$b" "$id"
+  RC=0
+  rt --log "$log" --log-format json run --bundle "$b" "$id" >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  st=$(<"$CASEDIR/$id.out")
+  cat "$CASEDIR/$id.err" "$log" 2>/dev/null
+  assert_rc 0 "run of the runc spec config"
+  assert_eq 0000000000000000 "$(status_field "$st" CapAmb)" "CapAmb"
+  assert_eq 0000000000000000 "$(status_field "$st" CapInh)" "CapInh"
+  assert_eq 0000000020000420 "$(status_field "$st" CapEff)" "CapEff = AUDIT_WRITE|NET_BIND_SERVICE|KILL"
+  if [ "$OURS" = 1 ]; then
+    for cap in CAP_AUDIT_WRITE CAP_KILL CAP_NET_BIND_SERVICE; do
+      jq -e -s --arg c "$cap" 'any(.[]; .level == "warning" and (.msg | contains($c + " is not in inheritable")))' \
+        "$log" >/dev/null 2>&1 || fail "no warning line naming $cap left out of the ambient set"
+    done
+  fi
 }
 
 case_caps_non_root_user() {
@@ -287,11 +340,14 @@ tcase "user uid:gid (id, /proc/self/status)" case_user
 tcase "additionalGids" case_additional_gids
 tcase "uid 1000 cannot write a root-owned file" case_user_cannot_write_root_files
 tcase "umask" case_umask
+tcase "cwd: a missing one is made at create (as runc and crun)" case_cwd_missing_is_made
+tcase "cwd: one that cannot be a directory fails create, named" case_cwd_not_a_dir_fails_create
 tcase "capabilities: only the configured ones (NET_RAW, SYS_ADMIN, CHOWN absent)" case_caps_dropped
 tcase "capabilities: no inheritable or ambient unless asked" case_caps_no_inheritable_ambient
 tcase "capabilities: CAP_CHOWN and CAP_NET_RAW present when listed" case_caps_added
 tcase "capabilities: CAP_CHOWN decides whether chown works" case_cap_chown_effect
 tcase "capabilities: a non-root user keeps them only through ambient" case_caps_non_root_user
+tcase "capabilities: the runc spec config (ambient, not inheritable) runs, ambient left empty" case_caps_runc_spec_ambient
 tcase "noNewPrivileges -> NoNewPrivs: 1 (and 0 when false)" case_no_new_privs
 tcase "rlimit NOFILE 100/100 -> ulimit -n 100" case_rlimit_nofile
 tcase "rlimits with soft < hard" case_rlimit_soft_below_hard

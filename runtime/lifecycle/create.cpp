@@ -69,21 +69,22 @@ struct Cleanup {
       ::waitpid(pid, nullptr, 0);
     }
     if (cgroup) (void)cgroup->destroy();
-    if (poststop && !poststop->empty()) (void)hooks::run(*poststop, "poststop", stopped_state);
+    if (poststop && !poststop->empty()) (void)hooks::run_warn(*poststop, "poststop", stopped_state);
     if (!kms_root.empty()) (void)unprovision_kms(kms_root, id);
     if (mesh) (void)edges::unprovision(*mesh);
     if (dir) (void)dir->remove();
   }
 };
 
-// Every capability name must be known now: a typo fails create, not start.
+// Every capability name must be known now: a typo fails create, not start. An ambient
+// capability the kernel will not raise is a warning here, and left out at start.
 Result<void> check_capabilities(const oci::Capabilities& c) {
   const std::pair<const char*, const std::optional<std::vector<std::string>>*> sets[] = {
       {"bounding", &c.bounding}, {"effective", &c.effective}, {"inheritable", &c.inheritable},
       {"permitted", &c.permitted}, {"ambient", &c.ambient}};
   for (auto& [name, set] : sets)
     if (*set) TRYV(caps::parse_list(**set, std::string("config.json: process.capabilities.") + name));
-  return {};
+  return caps::warn_ambient_left_out(c, "config.json: process.capabilities.ambient");
 }
 
 // The device cgroup list the container gets: the config's rules, then (as runc does) the
@@ -379,7 +380,9 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     pin_hashes = hash_pins(g.root, b.rootfs, *ext->exec);
     ctx.pin_hashes = &pin_hashes;
   }
-  ctx.loopback_up = ext && ext->network == "loopback";
+  // A network namespace we create gets lo up, as runc and crun do; a joined one is left as it
+  // is. A policy's network "none" keeps lo down on purpose (docs/policy.md).
+  ctx.loopback_up = (plan.new_flags & CLONE_NEWNET) && !(ext && ext->network == "none");
   if (ext && ext->devices) ctx.only_devices = &*ext->devices;
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);

@@ -22,6 +22,7 @@
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/proc_info.hpp"
@@ -133,6 +134,7 @@ Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o
   }
   if (o.no_new_privs) p.no_new_privileges = true;
   if (p.cwd.empty() || p.cwd[0] != '/') return fail("exec: cwd \"" + p.cwd + "\" must be an absolute path");
+  TRYV(caps::warn_ambient_left_out(p.capabilities, "exec: process.capabilities.ambient"));  // as create does
   return p;
 }
 

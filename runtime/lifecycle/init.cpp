@@ -76,7 +76,7 @@ Result<void> join_namespaces(const InitContext& ctx) {
   return {};
 }
 
-// A policy's network "loopback": lo up in the new network namespace (else it stays down).
+// lo up in a network namespace we created (as runc and crun do); a policy's "none" keeps it down.
 Result<void> loopback_up() {
   Fd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!s) return sys_error("socket for lo");
@@ -128,6 +128,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   ro.no_pivot = ctx.no_pivot;
   ro.in_user_namespace = ctx.plan->new_user() || ctx.plan->joins_user();
   ro.new_mount_ns = (ctx.plan->new_flags & CLONE_NEWNS) != 0;
+  ro.joined_mount_ns = !ro.new_mount_ns && ctx.plan->has(CLONE_NEWNS);
   ro.premade = ctx.premade_mounts;
   ro.only_devices = ctx.only_devices;
   // Our mount namespace is a new copy of the runtime's (not a joined one): its mountinfo holds.
@@ -145,7 +146,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   // The console before finalize: /dev/console is bound while / may still be writable.
   if (p.terminal) {
     if (ctx.console_fd < 0) return fail("process.terminal is true but there is no console socket");
-    TRYV(terminal::setup_console(ctx.console_fd, p.console_size, ro.new_mount_ns));
+    TRYV(terminal::setup_console(ctx.console_fd, p.console_size, ro.own_mount_ns()));
     ::close(ctx.console_fd);
   }
   for (auto& [k, v] : c.linux.sysctl) TRYV(write_sysctl(k, v));

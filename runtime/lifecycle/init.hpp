@@ -38,7 +38,7 @@ struct InitContext {
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
   const std::vector<exec_allowlist::Hashed>* pin_hashes = nullptr;  // its files the runtime hashed
   const std::vector<std::string>* only_devices = nullptr;  // a policy's device list
-  bool loopback_up = false;                      // a policy's network "loopback": bring lo up
+  bool loopback_up = false;                      // a new network namespace: bring lo up
   const std::vector<std::pair<size_t, Fd>>* premade_mounts = nullptr;  // idmapped binds made by the runtime
 };
 

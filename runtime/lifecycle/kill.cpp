@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "base/fault.hpp"
-#include "base/log.hpp"
 #include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/kms_provision.hpp"
@@ -72,9 +71,8 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
   // Parsed only when create recorded poststop hooks (or the state predates that record).
   auto cfg = rec.poststop_hooks ? load_saved_config(dir) : Result<oci::Config>(oci::Config{});
   if (cfg && !cfg->hooks.poststop.empty()) {
-    // The spec: a failing poststop hook is a warning, the delete goes on.
-    auto r = hooks::run(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
-    if (!r) log::warn(r.error().what());
+    // The spec: a failing poststop hook is a warning, the next ones run and the delete goes on.
+    (void)hooks::run_warn(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
   }
   fault::point("delete.poststop-run");
   if (rec.ephemeral_uid) TRYV(release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id));

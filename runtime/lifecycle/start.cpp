@@ -8,7 +8,6 @@
 
 #include "base/fault.hpp"
 #include "base/file.hpp"
-#include "base/log.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
@@ -73,9 +72,8 @@ Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci:
     }
   }
   if (poststart && !poststart->empty()) {
-    // A failing poststart hook is a warning: the container is already running.
-    auto r = hooks::run(*poststart, "poststart", oci::hook_state_json(to_state(rec, Status::running)));
-    if (!r) log::warn(r.error().what());
+    // A failing poststart hook is a warning and the next ones still run: the container is already running.
+    (void)hooks::run_warn(*poststart, "poststart", oci::hook_state_json(to_state(rec, Status::running)));
   }
   return {};
 }

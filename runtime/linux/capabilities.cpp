@@ -60,9 +60,9 @@ Result<void> apply_ambient(const std::vector<int>& ambient, const std::vector<in
     if (errno != EINVAL || !ambient.empty()) return sys_error("clear the ambient set");
   }
   for (int cap : ambient) {
-    // The kernel says only EPERM; say which rule is broken.
-    if (!contains(permitted, cap) || !contains(inheritable, cap))
-      return fail("process.capabilities.ambient: " + name(cap) + " must also be in permitted and inheritable");
+    // The kernel raises only what is permitted and inheritable; the rest is left out, as runc
+    // and crun do (create warned about each: warn_ambient_left_out).
+    if (!contains(permitted, cap) || !contains(inheritable, cap)) continue;
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
       return sys_error("raise " + name(cap) + " in the ambient set");
   }
@@ -104,6 +104,28 @@ Result<std::vector<int>> parse_list(const std::vector<std::string>& names, const
     if (!contains(out, cap)) out.push_back(cap);
   }
   return out;
+}
+
+Result<std::vector<int>> ambient_left_out(const oci::Capabilities& c) {
+  auto prm = TRY(parse_opt(c.permitted, "process.capabilities.permitted"));
+  auto inh = TRY(parse_opt(c.inheritable, "process.capabilities.inheritable"));
+  auto amb = TRY(parse_opt(c.ambient, "process.capabilities.ambient"));
+  std::vector<int> out;
+  for (int cap : amb)
+    if (!contains(prm, cap) || !contains(inh, cap)) out.push_back(cap);
+  return out;
+}
+
+Result<void> warn_ambient_left_out(const oci::Capabilities& c, const std::string& what) {
+  auto prm = TRY(parse_opt(c.permitted, "process.capabilities.permitted"));
+  auto inh = TRY(parse_opt(c.inheritable, "process.capabilities.inheritable"));
+  for (int cap : TRY(ambient_left_out(c))) {
+    const bool p = contains(prm, cap), i = contains(inh, cap);
+    log::warn(what + ": " + name(cap) + " is not in " +
+              (!p && !i ? "permitted and inheritable" : !p ? "permitted" : "inheritable") +
+              ", left out of the ambient set (the kernel raises only what is in both)");
+  }
+  return {};
 }
 
 Result<void> apply_bounding(const oci::Capabilities& c) {

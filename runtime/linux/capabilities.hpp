@@ -18,9 +18,16 @@ int last_cap();
 // 5 -> "CAP_KILL" (upper case, as configs spell it).
 std::string name(int cap);
 
+// The ambient capabilities the kernel will not raise: those not in both permitted and
+// inheritable (as `runc spec` writes CAP_AUDIT_WRITE, CAP_KILL, CAP_NET_BIND_SERVICE). They are
+// left out of the ambient set, never refused, as runc and crun do.
+Result<std::vector<int>> ambient_left_out(const oci::Capabilities& c);
+// One warning per capability ambient_left_out finds, naming it and the set it is missing from.
+Result<void> warn_ambient_left_out(const oci::Capabilities& c, const std::string& what);
+
 // Drop from the bounding set everything not in `bounding`. Needs CAP_SETPCAP: call before setuid.
 Result<void> apply_bounding(const oci::Capabilities& c);
-// Set effective/permitted/inheritable, then ambient. Call after the uid change
+// Set effective/permitted/inheritable, then ambient (only what ambient_left_out keeps). Call after the uid change
 // (with PR_SET_KEEPCAPS kept across it).
 Result<void> apply_sets(const oci::Capabilities& c);
 

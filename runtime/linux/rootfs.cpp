@@ -154,12 +154,19 @@ Result<void> prepare_impl(Context& ctx) {
   const auto& c = ctx.config;
   const auto& o = ctx.opts;
   if (o.rootfs.empty() || o.rootfs.front() != '/') return fail("rootfs '" + o.rootfs + "' is not an absolute path");
-  if (!o.new_mount_ns) {
-    // Mounts would land in the host's namespace: runc refuses this too.
-    if (!c.mounts.empty()) return fail("mounts need a new mount namespace " + ctx.where());
-    return {};
+  if (o.own_mount_ns()) {
+    TRYVC("rootfs " + o.rootfs, prepare_root(c, o));
+  } else {
+    // The runtime's own mount namespace: its "/" keeps its propagation, the mounts land under
+    // the rootfs there (resolved inside it as always), and init chroots, as runc and crun do.
+    // Refused before anything is mounted there: runc refuses masked and read-only paths too; a
+    // read-only root and rootfsPropagation (the runtime's own "/") it ignores, we refuse.
+    const auto& l = c.linux;
+    if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly || !l.rootfs_propagation.empty())
+      return fail("maskedPaths, readonlyPaths, a read-only root and rootfsPropagation need a mount namespace " +
+                  ctx.where());
+    TRYVC("rootfs " + o.rootfs, check_host_proc());
   }
-  TRYVC("rootfs " + o.rootfs, prepare_root(c, o));
   ctx.root = TRY(open_file(o.rootfs, O_PATH | O_DIRECTORY));
   for (size_t i = 0; i < c.mounts.size(); ++i) {
     int premade = -1;
@@ -174,7 +181,7 @@ Result<void> prepare_impl(Context& ctx) {
 
 Result<void> pivot_impl(const Options& o, int rootfs_fd) {
   if (::fchdir(rootfs_fd) < 0) return sys_error("chdir to the rootfs");
-  if (!o.new_mount_ns) {
+  if (!o.own_mount_ns()) {
     if (::chroot(".") < 0) return sys_error("chroot");
   } else if (o.no_pivot) {
     // --no-pivot: the rootfs mount moves over "/" and we chroot into it. The host's
@@ -196,13 +203,24 @@ Result<void> pivot_impl(const Options& o, int rootfs_fd) {
   return {};
 }
 
+// A missing process.cwd is made (mkdir -p inside the root, root-owned 0755) before a read-only
+// root applies, as runc and crun do; one that cannot be a directory fails create, naming it.
+Result<void> make_cwd(const std::string& cwd) {
+  if (cwd.empty()) return {};
+  const std::string what = "process.cwd \"" + cwd + "\"";
+  Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
+  auto dir = mkdir_in_root(root.get(), cwd);
+  if (!dir) return std::unexpected(std::move(dir.error()).context(what));
+  struct stat st;
+  if (::fstat(dir->fd.get(), &st) < 0) return sys_error("stat " + what);
+  if (!S_ISDIR(st.st_mode)) return sys_error(what, ENOTDIR);
+  return {};
+}
+
 Result<void> finalize_impl(const oci::Config& c, const Options& o) {
   const auto& l = c.linux;
-  if (!o.new_mount_ns) {
-    if (!l.masked_paths.empty() || !l.readonly_paths.empty() || c.root.readonly)
-      return fail("maskedPaths, readonlyPaths and a read-only root need a new mount namespace");
-    return {};
-  }
+  if (c.process) TRYV(make_cwd(c.process->cwd));
+  if (!o.own_mount_ns()) return {};  // nothing of the rest was asked (prepare refused it)
   Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
   TRYV(detail::mask_paths(root.get(), l.masked_paths));
   TRYV(detail::readonly_paths(root.get(), l.readonly_paths));

@@ -18,7 +18,14 @@ struct Options {
   std::string rootfs;        // absolute host path of the rootfs
   bool no_pivot = false;
   bool in_user_namespace = false;  // devices cannot be mknod'ed: bind-mount them from the host
+  // The mount namespace init sets the rootfs up in: a new one (copied from the runtime's), one
+  // joined by path (linux.namespaces mount with a path), or, with neither, the runtime's own.
+  // In a new or joined one the rootfs is pivoted into; in the runtime's own (no mount namespace
+  // asked, as runc and crun do) the mounts are made under the rootfs there, where they stay after
+  // the container, "/" keeps its propagation, and init chroots.
   bool new_mount_ns = true;
+  bool joined_mount_ns = false;
+  bool own_mount_ns() const { return new_mount_ns || joined_mount_ns; }
   // Idmapped bind mounts made by the runtime on the host side (premake_idmapped_mounts), by
   // index in config.mounts: attached as they are instead of being cloned here.
   const std::vector<std::pair<size_t, Fd>>* premade = nullptr;
@@ -41,7 +48,8 @@ Result<std::vector<std::pair<size_t, Fd>>> premake_idmapped_mounts(const oci::Co
 Result<Fd> prepare(const oci::Config& c, const Options& o);
 // Stage 2: pivot_root into the rootfs (or move + chroot), chdir("/").
 Result<void> pivot(const oci::Config& c, const Options& o, int rootfs_fd);
-// Stage 3 (after pivot): maskedPaths, readonlyPaths, read-only root, final propagation.
+// Stage 3 (after pivot): process.cwd made if missing, maskedPaths, readonlyPaths, read-only
+// root, final propagation.
 Result<void> finalize(const oci::Config& c, const Options& o);
 
 // Parse mount options into flags, propagation flags, recursive attrs and data, for units.

@@ -35,7 +35,7 @@ const char* kFull = R"({
     "handledAccessFS": ["execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
                         "make_char", "make_dir", "make_reg", "make_sock", "make_fifo", "make_block",
                         "make_sym", "refer", "truncate", "ioctl_dev"],
-    "handledAccessNetwork": ["bind_tcp", "connect_tcp"],
+    "handledAccessNet": ["bind_tcp", "connect_tcp"],
     "scoped": ["abstract_unix_socket", "signal"]
   },
   "rules": {
@@ -80,7 +80,11 @@ BOOST_AUTO_TEST_CASE(minimal_blocks_and_defaults) {
   BOOST_TEST(!c.disable_best_effort);  // best effort is the proposal's default
   // Scopes alone, network alone: each is a ruleset that restricts something.
   BOOST_TEST(ok(R"({"ruleset": {"scoped": ["signal"]}})").scoped == SCOPE_SIGNAL);
-  BOOST_TEST(ok(R"({"ruleset": {"handledAccessNetwork": ["connect_tcp"]}})").handled_net == CONNECT_TCP);
+  BOOST_TEST(ok(R"({"ruleset": {"handledAccessNet": ["connect_tcp"]}})").handled_net == CONNECT_TCP);
+  // handledAccessNet is the kernel's and landlockconfig's spelling; our first one is no alias.
+  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNetwork": ["connect_tcp"]}})") ==
+             "config.json: process.landlock.ruleset.handledAccessNetwork: unknown key (the network rights are "
+             "\"handledAccessNet\")");
   // null reads as absent; duplicates are harmless.
   c = ok(R"({"ruleset": {"handledAccessFS": ["read_file", "read_file"], "scoped": null}, "rules": null,
              "disableBestEffort": false})");
@@ -108,8 +112,8 @@ BOOST_AUTO_TEST_CASE(unknown_rights_name_their_path) {
              "unknown access right \"wirte_file\"");
   BOOST_TEST(error_of(R"({"ruleset": {"handledAccessFS": ["read_file", "exec"]}})") ==
              "config.json: process.landlock.ruleset.handledAccessFS[1]: unknown access right \"exec\"");
-  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNetwork": ["bind_udp"]}})") ==
-             "config.json: process.landlock.ruleset.handledAccessNetwork[0]: unknown access right \"bind_udp\"");
+  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNet": ["bind_udp"]}})") ==
+             "config.json: process.landlock.ruleset.handledAccessNet[0]: unknown access right \"bind_udp\"");
   BOOST_TEST(error_of(R"({"ruleset": {"scoped": ["ptrace"]}})") ==
              "config.json: process.landlock.ruleset.scoped[0]: unknown scope \"ptrace\"");
 }
@@ -118,8 +122,8 @@ BOOST_AUTO_TEST_CASE(rights_of_the_wrong_kind) {
   BOOST_TEST(error_of(R"({"ruleset": {"handledAccessFS": ["bind_tcp"]}})") ==
              "config.json: process.landlock.ruleset.handledAccessFS[0]: \"bind_tcp\" is a network right, not a "
              "filesystem right");
-  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNetwork": ["read_file"]}})") ==
-             "config.json: process.landlock.ruleset.handledAccessNetwork[0]: \"read_file\" is a filesystem right, "
+  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNet": ["read_file"]}})") ==
+             "config.json: process.landlock.ruleset.handledAccessNet[0]: \"read_file\" is a filesystem right, "
              "not a network right");
   BOOST_TEST(error_of(R"({"ruleset": {"scoped": ["connect_tcp"]}})") ==
              "config.json: process.landlock.ruleset.scoped[0]: \"connect_tcp\" is a network right, not a scope");
@@ -133,19 +137,19 @@ BOOST_AUTO_TEST_CASE(rules_only_allow_handled_rights) {
       "rules": {"pathBeneath": [{"allowedAccess": ["read_file", "write_file"], "paths": ["/a"]}]}})") ==
              "config.json: process.landlock.rules.pathBeneath[0].allowedAccess[1]: \"write_file\" is not in "
              "ruleset.handledAccessFS (a rule can only allow a handled right)");
-  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNetwork": ["bind_tcp"]},
+  BOOST_TEST(error_of(R"({"ruleset": {"handledAccessNet": ["bind_tcp"]},
       "rules": {"netPort": [{"allowedAccess": ["connect_tcp"], "ports": [1]}]}})") ==
              "config.json: process.landlock.rules.netPort[0].allowedAccess[0]: \"connect_tcp\" is not in "
-             "ruleset.handledAccessNetwork (a rule can only allow a handled right)");
+             "ruleset.handledAccessNet (a rule can only allow a handled right)");
   // Rules without any handled network right at all.
   BOOST_TEST(error_of(R"({"ruleset": {"handledAccessFS": ["read_file"]},
       "rules": {"netPort": [{"allowedAccess": ["connect_tcp"], "ports": [1]}]}})") ==
              "config.json: process.landlock.rules.netPort[0].allowedAccess[0]: \"connect_tcp\" is not in "
-             "ruleset.handledAccessNetwork (a rule can only allow a handled right)");
+             "ruleset.handledAccessNet (a rule can only allow a handled right)");
 }
 
 BOOST_AUTO_TEST_CASE(rule_shapes) {
-  const std::string rs = R"("ruleset": {"handledAccessFS": ["read_file"], "handledAccessNetwork": ["bind_tcp"]})";
+  const std::string rs = R"("ruleset": {"handledAccessFS": ["read_file"], "handledAccessNet": ["bind_tcp"]})";
   auto e = [&](const std::string& rules) { return error_of("{" + rs + R"(, "rules": )" + rules + "}"); };
   const std::string p = "config.json: process.landlock.rules";
   BOOST_TEST(e(R"({"pathBeneath": [{"paths": ["/a"]}]})") == p + ".pathBeneath[0].allowedAccess: required");
@@ -205,7 +209,7 @@ BOOST_AUTO_TEST_CASE(block_shapes) {
 
 BOOST_AUTO_TEST_CASE(a_ruleset_that_restricts_nothing_is_refused) {
   const std::string msg =
-      "config.json: process.landlock: the ruleset handles nothing (handledAccessFS, handledAccessNetwork and scoped "
+      "config.json: process.landlock: the ruleset handles nothing (handledAccessFS, handledAccessNet and scoped "
       "are all empty), so it would restrict nothing";
   BOOST_TEST(error_of("{}") == msg);
   BOOST_TEST(error_of(R"({"ruleset": {"handledAccessFS": [], "scoped": []}})") == msg);

@@ -562,16 +562,36 @@ BOOST_AUTO_TEST_CASE(root_propagation) {
   BOOST_TEST(o.out.find("rootfsPropagation") != std::string::npos, o.out);
 }
 
-BOOST_AUTO_TEST_CASE(mounts_without_a_mount_namespace_are_refused) {
-  // Refused before anything is touched, so this runs in the test process itself.
+BOOST_AUTO_TEST_CASE(what_needs_a_mount_namespace_is_refused_without_one) {
+  // Mounts are made in the runtime's own namespace when the config asks none (as runc does), but
+  // masked and read-only paths, a read-only root and rootfsPropagation are refused first, before
+  // anything is mounted there: so this runs in the test process itself.
   oci::Config cfg;
   cfg.mounts = {mnt("/proc", "proc", "proc", {})};
   rootfs::Options o;
   o.rootfs = "/nonexistent/rootfs";
   o.new_mount_ns = false;
+  auto refused = [&](const char* what) {
+    auto r = rootfs::prepare(cfg, o);
+    BOOST_REQUIRE(!r);
+    BOOST_TEST(r.error().what().find("need a mount namespace") != std::string::npos, what << ": " << r.error().what());
+  };
+  cfg.linux.masked_paths = {"/proc/kcore"};
+  refused("maskedPaths");
+  cfg.linux.masked_paths.clear();
+  cfg.linux.readonly_paths = {"/proc/sys"};
+  refused("readonlyPaths");
+  cfg.linux.readonly_paths.clear();
+  cfg.root.readonly = true;
+  refused("a read-only root");
+  cfg.root.readonly = false;
+  cfg.linux.rootfs_propagation = "rslave";
+  refused("rootfsPropagation");
+  cfg.linux.rootfs_propagation.clear();
+  // Nothing else needs one: what fails now is the (missing) rootfs itself.
   auto r = rootfs::prepare(cfg, o);
   BOOST_REQUIRE(!r);
-  BOOST_TEST(r.error().what().find("mount namespace") != std::string::npos, r.error().what());
+  BOOST_TEST(r.error().what().find("need a mount namespace") == std::string::npos, r.error().what());
   o.rootfs = "relative/rootfs";
   o.new_mount_ns = true;
   r = rootfs::prepare(cfg, o);
