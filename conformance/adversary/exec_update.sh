@@ -342,6 +342,27 @@ case_update_lowering_under_harsh() {
   held "update lowering pids and memory (and back up to the floor)" "allowed: pids.max 2, then 4"
 }
 
+case_missing_floor_fails_closed() {
+  # the issue's "a saved block that fails to re-parse is silently dropped, which fails open for
+  # exec": the floor create recorded is never skipped, a missing or broken one refuses
+  running ctl ""
+  ex "$ID" true
+  assert_rc 0 "control: exec without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  running harsh "$HARSH"
+  [ -s "$STATE/$ID/floor.json" ] || { fail "no floor.json in the state dir of $ID"; return 1; }
+  echo '{"policy": {' >"$STATE/$ID/floor.json"
+  ex "$ID" true
+  assert_ne 0 "$RC" "exec with a broken floor.json" || return 1
+  rm "$STATE/$ID/floor.json"
+  ex --user 0:0 "$ID" true
+  assert_ne 0 "$RC" "exec with floor.json gone" || return 1
+  assert_contains "$ERR" "read its floor" || return 1
+  upd --pids-limit 1000 "$ID"
+  assert_ne 0 "$RC" "update with floor.json gone" || return 1
+  held "exec/update after floor.json is broken or gone" "refused: $(why "$ERR" "$ID")"
+}
+
 tcase "exec --user 0:0 is refused under harsh" case_exec_user_root
 tcase "exec --cap CAP_SYS_ADMIN is refused under harsh" case_exec_cap_sys_admin
 tcase "exec --user 0:0 --cap CAP_SYS_ADMIN is refused under harsh" case_exec_user_root_and_cap
@@ -357,4 +378,5 @@ tcase "update --memory 8g is refused under harsh" case_update_memory_flag
 tcase "update --resources with pids 1000 is refused under harsh" case_update_resources_json
 tcase "update of the CPU period or quota alone is held to the floor's ratio" case_update_cpu_period_alone
 tcase "update may lower limits under harsh" case_update_lowering_under_harsh
+tcase "a broken or missing floor fails exec and update closed" case_missing_floor_fails_closed
 adversary_finish
