@@ -13,6 +13,8 @@
 # error, as ctr shows it, is the runtime's own text, which the shim read from the runtime's JSON
 # log (--log log.json --log-format json: the last "error" line); the policy annotation
 # org.sharness.policy passed by `ctr run --annotation` (ours only: runc has no policies);
+# `ctr task exec` under the operator's floor (--policy harsh): an ordinary exec runs as harsh's
+# throwaway uid, another --user is refused with the runtime's error (ctr 1.6 has no task update);
 # and the CRI config contrib/containerd/config.toml: a second containerd started with a copy of
 # it; the handler "sharness" found in the configuration its CRI plugin reports through the CRI
 # Status call (what `crictl info` shows), then a pod sandbox run through that handler
@@ -482,6 +484,65 @@ case_policy_annotation_applied() {
   assert_ne 0 "$(tail -n1 <<<"$OUT")" "uid inside (harsh: a throwaway uid)"
 }
 
+# task_exec EXEC_ID [EXEC_ARGS...] ID CMD...: `ctr task exec` (foreground); sets OUT (stdout and
+# stderr, as ctr shows them) and RC.
+task_exec() {
+  local eid=$1; shift
+  RC=0
+  c task exec --fifo-dir "$CTD/fifo" --exec-id "$eid" "$@" >"$CASEDIR/$eid.out" 2>&1 </dev/null || RC=$?
+  OUT=$(tr -d '\r' <"$CASEDIR/$eid.out")
+  echo "task exec $eid: exit $RC: $OUT"
+}
+
+case_exec_held_to_the_floor() {
+  # The operator's floor (--policy harsh, as Docker's runtimeArgs or a BinaryName wrapper set it)
+  # holds `ctr task exec`: the shim hands the runtime a process document copied from the
+  # container's spec (uid 0, containerd's default capabilities), which runs as harsh's throwaway
+  # uid without a capability; another uid is refused, with the runtime's error shown by ctr.
+  known_fail runc crun
+  local ctl=floorctl-$CASENUM id=floor-$CASENUM wrap=$CASEDIR/runtime-harsh uid show
+  show='id -u; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status'
+  gone_at_exit "$ctl" "$id"
+  # control: without a floor, --user 1234 and --user 0 are what they say
+  sleeping_task "$ctl"
+  task_exec c1 --user 1234 "$ctl" id -u
+  assert_rc 0 "control: task exec --user 1234 without a floor"
+  assert_eq 1234 "$OUT" "control: uid inside"
+  task_exec c0 --user 0 "$ctl" id -u
+  assert_eq 0 "$OUT" "control: --user 0 without a floor"
+  gone "$ctl"
+  printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$RUNTIME" "$SHARNESS_SOURCE_DIR/policies/harsh.json" >"$wrap"
+  chmod 0755 "$wrap"
+  echo "$id" >>"$CLIENT_TMP/ctr.ids"
+  RC=0
+  c run --runc-binary "$wrap" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo" --cgroup "/$CGPARENT/$id" \
+    -d "$IMAGE" "$id" sleep 50 >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  assert_rc 0 "ctr run -d under --policy harsh: $(<"$CASEDIR/$id.err")"
+  note_shim "$id"
+  wait_task_status "$id" RUNNING
+  task_exec ok "$id" sh -c "$show"
+  assert_rc 0 "an ordinary ctr task exec under harsh"
+  uid=$(head -1 <<<"$OUT")
+  assert_match "$uid" '^[0-9]+$' "uid inside"
+  assert_ne 0 "$uid" "uid of an ordinary exec under harsh (the throwaway uid)"
+  assert_line "$OUT" '^CapEff:[[:space:]]+0+$' "no capability (containerd's defaults were asked for)"
+  assert_line "$OUT" '^NoNewPrivs:[[:space:]]+1$'
+  task_exec u1234 --user 1234 "$id" id -u
+  assert_ne 0 "$RC" "ctr task exec --user 1234 under harsh"
+  assert_contains "$OUT" "OCI runtime exec failed" "ctr shows the shim's exec error"
+  assert_contains "$OUT" "exec: user 1234:" "the runtime's own error text"
+  assert_contains "$OUT" "is not the floor's user (harsh: $uid:$uid)" "the bound and the floor's value"
+  # --user 0 is the container's own create-time user, which ctr sends anyway: never root
+  task_exec u0 --user 0 "$id" id -u
+  if [ "$RC" = 0 ]; then
+    assert_eq "$uid" "$OUT" "ctr task exec --user 0 under harsh runs as the floor's uid"
+  else
+    assert_contains "$OUT" "is not the floor's user (harsh: " "ctr task exec --user 0 under harsh"
+  fi
+  assert_eq RUNNING "$(task_status "$id")" "the task after the refused execs"
+  gone "$id"
+}
+
 # cri_running: the CRI containerd is up (its start is in the suite's setup)
 cri_running() {
   [ -n "$CRI_PID" ] && kill -0 "$CRI_PID" 2>/dev/null && return 0
@@ -619,6 +680,7 @@ tcase "missing executable: ctr shows the runtime's error" case_missing_executabl
 tcase "bad config (missing bind source): ctr shows the runtime's error" case_bad_config
 tcase "policy annotation holding a path: ctr shows the runtime's refusal" case_policy_annotation_refused
 tcase "policy annotation harsh through ctr run --annotation" case_policy_annotation_applied
+tcase "task exec under the harsh floor: ordinary works, another uid refused" case_exec_held_to_the_floor
 tcase "contrib/containerd/config.toml: containerd's CRI plugin loads the sharness handler" case_cri_config
 tcase "CRI: a pod sandbox runs through the sharness handler" case_cri_pod
 tcase "CRI: the pod's org.sharness.policy reaches the runtime" case_cri_pod_annotation

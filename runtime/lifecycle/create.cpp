@@ -24,6 +24,7 @@
 #include "runtime/linux/rootfs.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
+#include "runtime/lifecycle/floor.hpp"
 #include "runtime/lifecycle/init.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
 #include "runtime/lifecycle/internal.hpp"
@@ -187,8 +188,12 @@ oci::State to_state(const Record& r, Status s) {
 }
 
 // The policy, if any, tightens the config in memory; what OCI cannot express lands in `ext`.
-Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const RuntimeConfig& rc, oci::Config& c) {
+// `fixed`: which identity fields the floor holds exec to (floor.hpp).
+Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const RuntimeConfig& rc, oci::Config& c,
+                                                      FloorIdentity& fixed) {
   auto p = TRY(select_policy(rc, g.policy, c));
+  fixed.uid = p && p->identity.uid;
+  fixed.gid = p && (p->identity.uid || p->identity.gid);
   if (c.sharness_json) {
     // `policy apply` tightened this config already: its block is what create enforces (the
     // stacked filter, Landlock, pins, throwaway uid, watchdog, edges, KMS), as for --policy.
@@ -199,6 +204,7 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
                   " applied by `policy apply`) and create selected policy " + p->id +
                   ": give every policy to `policy apply --policy`, applied to the original config");
     TRYC("policy " + ext.policy_id, policy::require_available(ext.bounds, ext.best_effort));
+    fixed = {true, true};  // `policy apply` wrote the user: exec is held to it
     return std::optional<policy::Extension>(std::move(ext));
   }
   if (!p) return std::optional<policy::Extension>();
@@ -234,7 +240,11 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   oci::Config& c = b.config;
   RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
                                              !g.config_path.empty()));
-  auto ext = TRY(apply_policy(g, rc, c));
+  // What the client asked for, before the policy: the floor tells its repeats from requests.
+  const oci::Process asked_process = c.process.value_or(oci::Process{});
+  const std::optional<oci::Resources> asked_resources = c.linux.resources;
+  FloorIdentity fixed;
+  auto ext = TRY(apply_policy(g, rc, c, fixed));
   bool has_console = !o.console_socket.empty() || o.console_fd >= 0;
   if (c.process->terminal && !has_console)
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
@@ -304,6 +314,10 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   // exec re-reads this: with a policy it is the tightened config with its sharness block.
   TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? oci::config_to_json(c, false) : b.config_text, 0600));
   fault::point("create.config-saved");
+  if (ext) {  // the runtime's own record of the floor, for exec and update (floor.hpp)
+    TRYV(save_floor(dir, make_floor(*ext, fixed, c, asked_process, asked_resources)));
+    rec.floor = true;
+  }
 
   auto layout = TRY(cgroups::detect_layout());
   rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));

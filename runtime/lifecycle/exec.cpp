@@ -15,6 +15,7 @@
 
 #include "base/file.hpp"
 #include "base/text.hpp"
+#include "runtime/lifecycle/floor.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "oci/landlock.hpp"
 #include "spec-mapping/extension.hpp"
@@ -149,6 +150,9 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     return fail("cannot exec in container " + o.id + ": it is " + status_name(s));
   oci::Config c = TRY(load_saved_config(dir));
   oci::Process p = TRY(exec_process(c.process.value_or(oci::Process{}), o));
+  // Created under a policy: the exec is held to the floor create recorded (floor.hpp).
+  if (auto floor = TRY(load_floor(dir, rec)))
+    TRYV(hold_exec(*floor, p, ExecFlags{!o.user.empty(), !o.additional_gids.empty(), o.caps}));
   if (p.terminal && o.console_socket.empty()) return fail("exec --tty needs --console-socket");
   // A policy's stacked filter holds exec too. Compiled here, on the host, where the cache is.
   std::optional<policy::Extension> ext;

@@ -19,6 +19,7 @@
 
 #include "base/json.hpp"
 #include "base/log.hpp"
+#include "runtime/lifecycle/floor.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/namespaces.hpp"
@@ -92,8 +93,11 @@ Result<std::vector<pid_t>> pids(const Globals& g, const std::string& id) {
 
 Result<void> update(const Globals& g, const std::string& id, const oci::Resources& res) {
   Live c = TRY(open_live(g, id, Lock::exclusive));
+  // Created under a policy: no limit goes above the floor create recorded (floor.hpp).
+  oci::Resources held = res;
+  if (auto floor = TRY(load_floor(c.dir, c.rec))) TRYV(hold_update(*floor, held));
   auto cg = TRY(cgroup_of(c.rec));
-  TRYVC("update container " + id, cg.update(res));
+  TRYVC("update container " + id, cg.update(held));
   return {};
 }
 

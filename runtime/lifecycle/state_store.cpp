@@ -46,6 +46,7 @@ std::string record_to_json(const Record& r) {
   w.kv("started", r.started).kv("bundle", r.bundle).kv("rootfs", r.rootfs).kv("created", r.created);
   w.kv("owner", r.owner).kv("cgroupPath", r.cgroup_path).key("ephemeralUid").uinteger(r.ephemeral_uid);
   w.kv("poststartHooks", r.poststart_hooks).kv("poststopHooks", r.poststop_hooks);
+  if (r.floor) w.kv("floor", true);
   w.key("annotations").begin_object();
   for (auto& [k, v] : r.annotations) w.kv(k, v);
   w.end_object().end_object();
@@ -78,6 +79,7 @@ Result<Record> record_from_json(std::string_view text, const std::string& origin
   TRYV(root.opt("poststopHooks", post_stop));
   r.poststart_hooks = post_start.value_or(true);
   r.poststop_hooks = post_stop.value_or(true);
+  TRYV(root.opt("floor", r.floor));
   if (auto a = root.get("annotations"); a && !a->is_null()) {
     TRYV(a->each_member([&](std::string_view k, const json::Value& v) -> Result<void> {
       r.annotations[std::string(k)] = TRY(v.as_string());

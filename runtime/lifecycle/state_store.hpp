@@ -1,5 +1,6 @@
 // The state store under --root: one 0700 directory per container holding state.json
-// (written atomically), a copy of the bundle's config.json, and the start socket.
+// (written atomically), a copy of the bundle's config.json, the start socket, and, for a
+// container created under a policy, its floor (floor.json, lifecycle/floor.hpp).
 // A flock on the directory serialises commands on one id.
 #pragma once
 #include <sys/types.h>
@@ -26,6 +27,9 @@ struct Record {
   std::string cgroup_path;  // relative to each hierarchy root
   std::map<std::string, std::string> annotations;
   uint32_t ephemeral_uid = 0;  // claimed for this container (0: none), released on delete
+  // Created under a policy: floor.json (lifecycle/floor.hpp) holds exec and update, and
+  // must be there.
+  bool floor = false;
   // Whether the saved config has poststart/poststop hooks: start and delete parse it only
   // then. A state written by an older binary lacks them: true, i.e. "load it and see".
   bool poststart_hooks = true;
