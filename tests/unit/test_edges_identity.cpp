@@ -27,7 +27,8 @@ using namespace sh::identity;
 
 namespace {
 
-BOOST_TEST_GLOBAL_FIXTURE(test::IgnoreSigpipe);
+using test::IgnoreSigpipe;
+BOOST_TEST_GLOBAL_FIXTURE(IgnoreSigpipe);
 
 struct TempDir {
   std::string path;
