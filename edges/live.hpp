@@ -43,7 +43,8 @@ Result<void> add_at(int registry, std::string_view name, std::string_view fp);
 // Revoke every leaf of `name` but `keep` (a renewal: the new leaf stays).
 Result<void> revoke_others_at(int registry, std::string_view name, std::string_view keep);
 
-// Revoke every leaf of `name`: its directory goes. Idempotent; a missing registry is no error.
+// Revoke every leaf of `name`: its directory goes. Idempotent; a missing registry, or a name the
+// registry does not take (so nothing is registered under it), is no error.
 Result<void> revoke(const std::string& state_root, std::string_view name);
 Result<void> revoke_at(int registry, std::string_view name);
 

@@ -109,6 +109,10 @@ BOOST_AUTO_TEST_CASE(names_and_fingerprints_are_checked) {
     BOOST_TEST(!live::check(fd->get(), "ok", bad), bad);
   }
   BOOST_TEST(bool(live::validate_name("my-container_1.2")));
+  // delete revokes under every container id, even one no leaf can be named after.
+  BOOST_TEST(bool(live::revoke(root, std::string(1024, 'x'))));
+  BOOST_TEST(bool(live::revoke(root, "..")));
+  BOOST_TEST(bool(live::check(fd->get(), "ok", kFp1)), "and revokes nothing else");
 }
 
 BOOST_AUTO_TEST_CASE(what_is_not_a_live_entry_is_refused) {
