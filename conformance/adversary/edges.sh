@@ -5,7 +5,7 @@
 # The copy must die with the container: after `delete`, and after a renewal replaced the leaf,
 # every proxy refuses it in the handshake (docs/edges.md "Revocation"), on both ends of an edge:
 #   - a client holding a deleted container's leaf, at the accepting proxy of a container that
-#     accepts that role: refused, the service gets no byte;
+#     accepts that role: refused, the service gets no byte (and already once it stopped);
 #   - a server holding a deleted container's leaf, reached by a live container's client proxy:
 #     refused, it gets no byte of the payload;
 #   - a client holding the leaf a renewal replaced (still within its validity): refused.
@@ -101,6 +101,30 @@ case_copied_client_leaf_after_delete() {
   held "a deleted container's copied leaf, as a client of a live db" "B's proxy: not in the live registry, refused in the handshake"
 }
 
+# Before delete: once the container's init has exited, its proxy's supervisor revokes the leaf.
+case_copied_leaf_after_stop() {
+  known_fail runc crun
+  local a leaf
+  db=$(newid db)
+  start_db "$db" || return
+  a=$(newid app)
+  start_app "$a" "$COPY_LEAF; sleep 60" || return
+  wait_file "$APP_B/rootfs/rec/leaf/done" 10
+  leaf=$CASEDIR/stolen
+  cp -r "$APP_B/rootfs/rec/leaf" "$leaf"
+  knock "$leaf" while-running
+  assert_eq "reply:while-running" "$KNOCK" "control: the copied leaf connects while A runs: $(cat "$CASEDIR/knock.err")"
+  rt kill "$a" KILL >/dev/null 2>&1 || fail "kill $a"
+  wait_status "$a" stopped 10
+  for _ in $(seq 50); do grep -q 'its leaves are revoked' "$STATE/$a/edge.log" && break; sleep 0.1; done
+  knock "$leaf" after-stop
+  assert_ne 0 "$KRC" "the copied leaf is refused once A stopped"
+  assert_eq "" "$KNOCK"
+  assert_eq "while-running" "$(got)" "B's service received no byte after A stopped"
+  assert_eq stopped "$(status_of "$a")" "A is stopped, not deleted"
+  held "a stopped (not deleted) container's copied leaf, as a client" "A's supervisor revoked it when A's init exited"
+}
+
 # The server end: a process that holds a deleted db container's leaf stands where A's proxy looks
 # for db instances (as a reused network address, or anything that reaches a client proxy, would);
 # A's proxy must refuse it before sending the payload.
@@ -132,12 +156,14 @@ case_copied_server_leaf_after_delete() {
     wait "$fpid" 2>/dev/null || true
     rm -f "$fake"
   }
+  # go N MSG: A's workload makes call N with MSG (the file appears whole: no empty read).
+  go() { echo "$2" >"$APP_B/rootfs/rec/go$1.tmp" && mv "$APP_B/rootfs/rec/go$1.tmp" "$APP_B/rootfs/rec/go$1"; }
   # Control: while B is live, its leaf is a good server for A (B's own socket set aside, so the
   # fake is the only instance).
   mv "$MESH/db/$db.sock" "$MESH/db-real.sock"
   fake control
   msg=to-the-live-leaf-$RANDOM
-  echo "$msg" >"$APP_B/rootfs/rec/go1"
+  go 1 "$msg"
   wait_file "$APP_B/rootfs/rec/out1" 10
   stop_fake
   mv "$MESH/db-real.sock" "$MESH/db/$db.sock"
@@ -148,7 +174,7 @@ case_copied_server_leaf_after_delete() {
   openssl x509 -in "$leaf/cert.pem" -noout -checkend 3600 >/dev/null || fail "the copied leaf expired (so this proves nothing)"
   fake attempt
   msg=to-the-deleted-leaf-$RANDOM
-  echo "$msg" >"$APP_B/rootfs/rec/go2"
+  go 2 "$msg"
   wait_file "$APP_B/rootfs/rec/out2" 10
   stop_fake
   assert_not_contains "$(cat "$CASEDIR/fake-attempt.out")" "$msg" "the fake server got no byte of the payload"
@@ -198,5 +224,6 @@ case_copied_leaf_after_renewal() {
 
 tcase "a deleted container's copied leaf is refused by an accepting proxy" case_copied_client_leaf_after_delete
 tcase "a deleted container's copied leaf is refused as a server by a client proxy" case_copied_server_leaf_after_delete
+tcase "a stopped container's copied leaf is refused, before delete" case_copied_leaf_after_stop
 tcase "a leaf replaced by a renewal is refused" case_copied_leaf_after_renewal
 adversary_finish
