@@ -1,6 +1,8 @@
-// `sharness-edge ca init|show|rotate|issue --dir DIR`: the certificate authority behind per-edge
-// mutual TLS (edges/identity.hpp). `sharness-runtime ca` and `create` run it: X.509 lives in
-// this binary, not the runtime's (bench/results/profile.md "OpenSSL out of the runtime").
+// `sharness-edge ca init|show|rotate|issue|revoke --dir DIR`: the certificate authority behind
+// per-edge mutual TLS (edges/identity.hpp). `sharness-runtime ca` and `create` run it: X.509
+// lives in this binary, not the runtime's (bench/results/profile.md "OpenSSL out of the runtime").
+// With --root R (as `sharness-runtime ca` passes it), `issue` registers the leaf live in R's
+// registry of edge leaves (edges/live.hpp) and `revoke --name N` removes N's leaves from it.
 #include "edges/ca_cli.hpp"
 
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include "base/json.hpp"
 #include "base/text.hpp"
 #include "edges/identity.hpp"
+#include "edges/live.hpp"
 #include "runtime/cli/args.hpp"
 
 namespace sh::edges {
@@ -55,15 +58,19 @@ Result<int> issue(const std::string& dir, const cli::Parsed& p) {
   if (p.has("seconds")) req.seconds = TRY(cli::to_unsigned("seconds", p.get("seconds")));
   if (p.has("backdate")) req.backdate = TRY(cli::to_unsigned("backdate", p.get("backdate")));
   auto [uid, gid] = p.has("owner") ? TRY(owner(p.get("owner"))) : std::pair{::geteuid(), ::getegid()};
+  if (p.has("root")) TRYV(edges::live::validate_name(req.name));  // before a leaf is made
   auto ca = TRY(p.has("init") ? identity::Ca::ensure(dir) : identity::Ca::load(dir));
   auto leaf = TRY(identity::issue_leaf(ca, req));
   std::string out = p.get("out");
   if (::mkdir(out.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + out);
   Fd d = TRY(open_file(out, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
   TRYV(identity::write_leaf(d.get(), leaf, uid, gid));
+  // Live (accepted by the proxies) until `ca revoke --name`, a container of that name is
+  // deleted, or it expires.
+  if (p.has("root")) TRYVC("register the leaf live", edges::live::add(p.get("root"), req.name, leaf.fingerprint));
   json::Writer w(true);
   w.begin_object().kv("uri", leaf.uri).kv("fingerprint", leaf.fingerprint).key("notAfter").integer(leaf.not_after);
-  w.kv("dir", out).end_object();
+  w.kv("dir", out).key("live").boolean(p.has("root")).end_object();
   std::string s = w.str() + "\n";
   std::fwrite(s.data(), 1, s.size(), stdout);
   return 0;
@@ -79,10 +86,11 @@ Result<int> ca_command(const std::vector<std::string>& args, size_t from) {
                       {{"seconds"}, true},
                       {{"backdate"}, true},
                       {{"owner"}, true},
+                      {{"root"}, true},
                       {{"init"}, false},
                       {{"help", "h"}, false}},
                      args, from));
-  if (p.positional.size() != 1) return fail("ca: expected one of init, show, rotate, issue");
+  if (p.positional.size() != 1) return fail("ca: expected one of init, show, rotate, issue, revoke");
   std::string dir = p.get("dir");
   if (dir.empty()) return fail("ca: --dir DIR is required");
   const std::string& sub = p.positional[0];
@@ -101,7 +109,18 @@ Result<int> ca_command(const std::vector<std::string>& args, size_t from) {
     return 0;
   }
   if (sub == "issue") return issue(dir, p);
-  return fail("ca: unknown subcommand \"" + sub + "\" (init, show, rotate, issue)");
+  if (sub == "revoke") {
+    // Every leaf registered under the name: proxies refuse them from the next handshake on.
+    if (!p.has("name") || !p.has("root")) return fail("ca revoke: --name NAME and --root DIR are required");
+    TRYV(edges::live::validate_name(p.get("name")));
+    TRYV(edges::live::revoke(p.get("root"), p.get("name")));
+    json::Writer w(true);
+    w.begin_object().kv("action", "revoked").kv("name", p.get("name")).end_object();
+    std::string s = w.str() + "\n";
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    return 0;
+  }
+  return fail("ca: unknown subcommand \"" + sub + "\" (init, show, rotate, issue, revoke)");
 }
 
 }  // namespace sh::edges

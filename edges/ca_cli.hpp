@@ -7,7 +7,7 @@
 
 namespace sh::edges {
 
-// args[from..]: the subcommand (init, show, rotate, issue) and its flags; --dir is required.
+// args[from..]: the subcommand (init, show, rotate, issue, revoke) and its flags; --dir is required.
 Result<int> ca_command(const std::vector<std::string>& args, size_t from);
 
 }  // namespace sh::edges

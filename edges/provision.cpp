@@ -12,6 +12,7 @@
 #include "base/fd.hpp"
 #include "base/file.hpp"
 #include "edges/identity.hpp"
+#include "edges/live.hpp"
 #include "hooks/hooks.hpp"
 
 namespace sh::edges {
@@ -119,10 +120,15 @@ Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, 
   if (m.edges && !m.edges->empty()) TRYV(make_dir(policy::host_edges_dir(h), 0755, 0, 0));
   if (m.accepts && !m.accepts->tcp) TRYV(make_dir(policy::host_service_dir(h), 0711, uid, gid));
   TRYV(make_dir(policy::mesh_dir(h.state_root), 0755, 0, 0));
-  return Provisioned{identity::spiffe_uri(*m.role, h.id), TRY(current_fingerprint(h.state_root, h.id))};
+  std::string fp = TRY(current_fingerprint(h.state_root, h.id));
+  // Proxies accept the leaf only while it is registered live (edges/live.hpp).
+  TRYVC("edges", live::add(h.state_root, h.id, fp));
+  return Provisioned{identity::spiffe_uri(*m.role, h.id), fp};
 }
 
 Result<void> unprovision(const policy::MeshHost& h) {
+  // First: from here on no proxy accepts the leaf, whoever copied it.
+  TRYVC("revoke the leaves of " + h.id, live::revoke(h.state_root, h.id));
   std::string idir = policy::host_identity_dir(h);
   // The tmpfs goes with its last reference (the container's mount namespace holds one until
   // its last process is gone): detach it here, nothing can open it by path any more.

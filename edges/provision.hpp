@@ -4,7 +4,8 @@
 //                         for this container, never written to disk, gone when the tmpfs is;
 //   <root>/<id>/edges     0755 root: the client proxy's plaintext sockets, one per UNIX edge;
 //   <root>/<id>/service   0711, owned by the container's user: where its service listens;
-//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>/<id>.sock.
+//   <root>/.edges         0755 root: the server proxies' TLS sockets, <role>/<id>.sock,
+//                         and the live registry .live/<id>/<fingerprint> (edges/live.hpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,8 +26,9 @@ inline constexpr const char* kAnnotationRole = "org.sharness.edge.role";
 inline constexpr const char* kAnnotationFingerprint = "org.sharness.identity.fingerprint";
 inline constexpr const char* kAnnotationUri = "org.sharness.identity.uri";
 
-// Issue the container's leaf (issue_into) and lay out the directories above. uid/gid: the container user as the host sees it. `leaf_seconds`: the
-// leaf's lifetime (the runtime config's edges.leafSeconds).
+// Issue the container's leaf (issue_into), register it live, and lay out the directories above.
+// uid/gid: the container user as the host sees it. `leaf_seconds`: the leaf's lifetime (the
+// runtime config's edges.leafSeconds).
 Result<Provisioned> provision(const policy::Mesh& m, const policy::MeshHost& h, const std::string& ca_dir,
                               uint32_t uid, uint32_t gid, int64_t leaf_seconds);
 
@@ -39,7 +41,8 @@ Result<void> issue_into(const std::string& edge_binary, const std::string& ca_di
 // A leaf request for a container: its role and id, `seconds` of validity, backdated by at
 // most a minute and never by more than a quarter of its life (short test lifetimes).
 identity::LeafRequest leaf_request(const std::string& role, const std::string& id, int64_t seconds);
-// Unmount the identity tmpfs and remove the container's directories. Idempotent.
+// Revoke the container's leaves (the live registry), unmount the identity tmpfs and remove the
+// container's directories. Idempotent.
 Result<void> unprovision(const policy::MeshHost& h);
 
 // The SHA-256 fingerprint of the certificate now in <root>/<id>/identity (renewal replaces it).

@@ -4,7 +4,7 @@
 //   sharness-edge down --root R [--config F]   poststop hook (OCI state on stdin)
 //   sharness-edge connect --cert-dir D --socket S --role R   one TLS client connection:
 //                                               stdin -> peer, peer -> stdout (tests, tools)
-//   sharness-edge ca init|show|rotate|issue --dir D ...   the CA (edges/ca_cli.cpp), for
+//   sharness-edge ca init|show|rotate|issue|revoke --dir D ...   the CA (edges/ca_cli.cpp), for
 //                                               `sharness-runtime ca` and `create`
 //
 // `up` reads the container's saved config (its "sharness"."edges" block) and identity, makes
@@ -50,6 +50,7 @@
 #include "base/json.hpp"
 #include "edges/ca_cli.hpp"
 #include "edges/identity.hpp"
+#include "edges/live.hpp"
 #include "edges/provision.hpp"
 #include "edges/tls.hpp"
 #include "oci/config.hpp"
@@ -229,6 +230,7 @@ struct Proxy {
   Fd control;  // SOCK_SEQPACKET from the supervisor: renewed certificate and key
   std::vector<Listener> listeners;
   Fd service_dir;  // <root>/<id>/service (O_PATH) when the service is on a UNIX socket
+  Fd live;         // the live registry (edges/live.hpp): every peer's leaf is checked in it
   Fd init_pidfd;
   bool networked = false;  // lives in a container network namespace with a non-loopback address
   std::atomic<int> active{0};
@@ -297,7 +299,7 @@ void serve_client(Proxy& px, Fd plain, policy::Edge edge, RoleDir& peers) {
   }
   std::vector<std::string> roles = {edge.to};
   Ctx ctx = current_ctx(px, false);
-  auto ssl = handshake(ctx.get(), peer->get(), false, roles);
+  auto ssl = handshake(ctx.get(), peer->get(), false, roles, Liveness(px.live.get()));
   if (!ssl) {
     logf(what + ": refused: " + ssl.error().what());
     return;
@@ -309,7 +311,7 @@ void serve_client(Proxy& px, Fd plain, policy::Edge edge, RoleDir& peers) {
 
 void serve_server(Proxy& px, Fd tls) {
   Ctx ctx = current_ctx(px, true);
-  auto ssl = handshake(ctx.get(), tls.get(), true, px.mesh.accepts->roles);
+  auto ssl = handshake(ctx.get(), tls.get(), true, px.mesh.accepts->roles, Liveness(px.live.get()));
   if (!ssl) {
     // Nothing was read past the handshake and the service was never contacted.
     logf("service: refused: " + ssl.error().what());
@@ -382,7 +384,11 @@ Result<void> take_renewal(Proxy& px, std::string& msg) {
         fds[1].fd = -1;
       } else {
         msg.resize(size_t(n));
-        if (auto r = take_renewal(px, msg); !r) logf(r.error().what());
+        // The answer tells the supervisor when it may revoke the leaf this proxy held.
+        auto r = take_renewal(px, msg);
+        if (!r) logf(r.error().what());
+        std::string ack = r ? "ok" : "failed";
+        (void)::send(fds[1].fd, ack.data(), ack.size(), MSG_NOSIGNAL);
       }
     }
     for (size_t i = kFirstListener; i < fds.size(); ++i) {
@@ -403,9 +409,10 @@ Result<void> take_renewal(Proxy& px, std::string& msg) {
 
 // The proxy's whole syscall surface once serving (the edges suite run under SCMP_ACT_LOG: accept, TLS
 // relay, listing a role's registry, connecting to a peer proxy or the service, the log), plus
-// what malloc, threads and OpenSSL's DRBG may need. openat only for the O_PATH of a socket
-// (Landlock refuses reading or writing any file). Nothing that execs, forks
-// (clone is allowed only with CLONE_THREAD), changes ids, binds or listens.
+// what malloc, threads and OpenSSL's DRBG may need. openat only for the O_PATH of a socket or
+// of a holder's directory in the live registry, which it then stats (edges/live.hpp: the
+// revocation check needs nothing more; Landlock refuses reading or writing any file). Nothing
+// that execs, forks (clone is allowed only with CLONE_THREAD), changes ids, binds or listens.
 std::vector<std::string> proxy_syscalls() {
   std::vector<std::string> s = sandbox::base_syscalls();
   for (const char* n : {"accept4", "socket", "connect", "openat", "fstat", "newfstatat", "poll", "ppoll",
@@ -499,7 +506,17 @@ struct Renewal {
   Fd identity_dir;  // the container's identity tmpfs
   uint32_t uid = 0, gid = 0;  // owner of its files (the container's user)
   Fd control;       // to the proxy
+  Fd live;          // the live registry: the new leaf in, then the old one out
 };
+
+// The proxy's answer to a renewal: "ok" once it uses the new leaf for every new connection.
+bool renewal_taken(int control) {
+  struct pollfd p {control, POLLIN, 0};
+  if (::poll(&p, 1, 5000) <= 0) return false;
+  char buf[16];
+  ssize_t n = ::recv(control, buf, sizeof buf, 0);
+  return n == 2 && std::memcmp(buf, "ok", 2) == 0;
+}
 
 // A fresh key and leaf from the CA on disk (loaded for this renewal only, then freed: no
 // long-lived process keeps the CA key), into the container's tmpfs and to the proxy.
@@ -515,12 +532,22 @@ Result<int64_t> renew(Renewal& rn) {
     cleanse();
     return fail(std::move(r.error()));
   }
+  // Live before any peer can see it; the old leaf stays live until the proxy has let go of it.
+  if (auto a = live::add_at(rn.live.get(), rn.id, leaf.fingerprint); !a) {
+    cleanse();
+    return fail(std::move(a.error()).context("renewal"));
+  }
   std::string msg = renewal_message(leaf);
   cleanse();
+  for (char stale[16]; ::recv(rn.control.get(), stale, sizeof stale, MSG_DONTWAIT) > 0;) {
+  }  // a late answer to an earlier renewal is not this one's
   ssize_t n = ::send(rn.control.get(), msg.data(), msg.size(), MSG_NOSIGNAL);
   OPENSSL_cleanse(msg.data(), msg.size());
   if (n != ssize_t(msg.size())) return sys_error("renewal: send to the proxy");
-  logf("supervisor: renewed " + leaf.uri + ": " + leaf.fingerprint);
+  if (!renewal_taken(rn.control.get())) return fail("renewal: the proxy did not take the new leaf");
+  // A renewed leaf revokes the ones before it (a copy the workload made of them is refused).
+  TRYVC("renewal", live::revoke_others_at(rn.live.get(), rn.id, leaf.fingerprint));
+  logf("supervisor: renewed " + leaf.uri + ": " + leaf.fingerprint + "; the previous leaf is revoked");
   return leaf.not_after - int64_t(::time(nullptr));
 }
 
@@ -561,6 +588,9 @@ Result<void> bound_supervisor() {
     int n = ::poll(fds, 2, int(wait_s * 1000));
     if (n < 0 && errno == EINTR) continue;
     if (n > 0 && fds[0].revents) {
+      // The container is stopped: nothing may use its leaf any more (delete revokes it too).
+      if (auto r = live::revoke_at(rn.live.get(), rn.id); !r) logf("supervisor: " + r.error().what());
+      else logf("supervisor: the container's init exited: its leaves are revoked");
       ::syscall(SYS_pidfd_send_signal, proxy_pidfd.get(), SIGKILL, nullptr, 0);
       ::waitpid(proxy, nullptr, 0);
       _exit(0);
@@ -617,6 +647,8 @@ Result<int> up(const Opts& o) {
 
   std::string mdir = policy::mesh_dir(o.root);
   Fd mesh_fd = TRY(open_file(mdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  // Fails closed: without the registry no peer could be checked, so there is no proxy.
+  px.live = TRY(live::open_registry(o.root));
   Saved saved;
   ::umask(077);
   if (px.mesh.edges) {
@@ -682,6 +714,7 @@ Result<int> up(const Opts& o) {
   rn.ca_dir = lifecycle::ca_dir(rc, o.root);
   rn.lifetime = rc.leaf_seconds;
   rn.identity_dir = TRY(open_file(idir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  rn.live = TRY(live::open_registry(o.root));
   {
     struct stat cst {};
     if (::fstatat(rn.identity_dir.get(), identity::kCertFile, &cst, AT_SYMLINK_NOFOLLOW) < 0)
@@ -713,6 +746,7 @@ Result<int> up(const Opts& o) {
     if (child == 0) {
       rn.control.reset();
       rn.identity_dir.reset();
+      rn.live.reset();
       ::prctl(PR_SET_NAME, "sharness-edge", 0, 0, 0);
       std::string bounds;
       auto go = [&]() -> Result<void> {
@@ -741,6 +775,7 @@ Result<int> up(const Opts& o) {
     wr.reset();
     px.listeners.clear();
     px.control.reset();
+    px.live.reset();
     px.client_ctx.reset();
     px.server_ctx.reset();
     host_net.reset();
@@ -806,7 +841,8 @@ Result<int> connect_cmd(const cli::Parsed& p) {
                           TRY(read_file(d + identity::kCaFile))));
   Fd s = TRY(connect_unix_path(p.get("socket"), p.get("socket")));
   std::vector<std::string> roles = {p.get("role")};
-  auto ssl = TRY(handshake(ctx.get(), s.get(), false, roles));
+  // A tool, not a proxy: it does not check that the server's leaf is live.
+  auto ssl = TRY(handshake(ctx.get(), s.get(), false, roles, Liveness::unchecked()));
   ::signal(SIGPIPE, SIG_IGN);
   TRYV(relay(0, 1, ssl.get(), s.get()));
   return 0;
@@ -830,7 +866,7 @@ int main(int argc, char** argv) {
                           args, 1);
   if (!p || p->positional.size() != 1) {
     std::fprintf(stderr, "usage: sharness-edge up|down --root DIR [--config F] | connect --cert-dir D --socket S --role R"
-                 " | ca init|show|rotate|issue --dir D ...\n%s\n",
+                 " | ca init|show|rotate|issue|revoke --dir D ...\n%s\n",
                  p ? "" : p.error().what().c_str());
     return 2;
   }

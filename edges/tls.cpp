@@ -12,20 +12,43 @@
 #include <algorithm>
 
 #include "edges/identity.hpp"
+#include "edges/live.hpp"
 
 namespace sh::edges {
 namespace {
 
-// Depth 0 is the peer's own certificate: its role must be one the caller accepts. The roles
-// ride on the SSL object (app data) for the duration of the handshake.
-int verify_role(int ok, X509_STORE_CTX* store) {
+// Who the peer may be, riding on the SSL object (app data) for the duration of the handshake.
+struct PeerRule {
+  const std::vector<std::string>& roles;
+  const Liveness& live;
+  std::string why;  // set when the liveness check refused
+};
+
+// The peer's leaf is live: its SPIFFE name and fingerprint are registered (edges/live.hpp).
+Result<void> check_live(X509* cert, const Liveness& live, bool* revoked) {
+  *revoked = false;
+  if (!live.checked()) return {};
+  auto id = TRY(identity::parse_spiffe_uri(TRY(identity::uri_san(cert))));
+  return live::check(live.registry(), id.name, identity::fingerprint(cert), revoked);
+}
+
+// Depth 0 is the peer's own certificate: its role must be one the caller accepts, and it must
+// be live; a revoked one fails with X509_V_ERR_CERT_REVOKED (the peer gets that alert).
+int verify_peer(int ok, X509_STORE_CTX* store) {
   if (!ok) return 0;
   if (X509_STORE_CTX_get_error_depth(store) != 0) return ok;
   auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
-  auto* roles = ssl ? static_cast<const std::vector<std::string>*>(SSL_get_app_data(ssl)) : nullptr;
-  auto role = identity::role_of(X509_STORE_CTX_get_current_cert(store));
-  if (!roles || !role || std::ranges::find(*roles, *role) == roles->end()) {
+  auto* rule = ssl ? static_cast<PeerRule*>(SSL_get_app_data(ssl)) : nullptr;
+  X509* cert = X509_STORE_CTX_get_current_cert(store);
+  auto role = identity::role_of(cert);
+  if (!rule || !role || std::ranges::find(rule->roles, *role) == rule->roles.end()) {
     X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+    return 0;
+  }
+  bool revoked = false;
+  if (auto l = check_live(cert, rule->live, &revoked); !l) {
+    rule->why = l.error().what();
+    X509_STORE_CTX_set_error(store, revoked ? X509_V_ERR_CERT_REVOKED : X509_V_ERR_APPLICATION_VERIFICATION);
     return 0;
   }
   return 1;
@@ -88,7 +111,7 @@ Result<Ctx> make_ctx(bool server, const std::string& cert_pem, const std::string
       SSL_CTX_check_private_key(ctx.get()) != 1)
     return fail("certificate and key: " + identity::ssl_errors());
   TRYV(load_ca(ctx.get(), ca_pem));
-  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | (server ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0), verify_role);
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | (server ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0), verify_peer);
   SSL_CTX_set_verify_depth(ctx.get(), 1);  // leaf + our CA, nothing in between
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
   SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
@@ -96,10 +119,12 @@ Result<Ctx> make_ctx(bool server, const std::string& cert_pem, const std::string
   return ctx;
 }
 
-Result<Ssl> handshake(SSL_CTX* ctx, int fd, bool server, const std::vector<std::string>& roles, int timeout_s) {
+Result<Ssl> handshake(SSL_CTX* ctx, int fd, bool server, const std::vector<std::string>& roles, const Liveness& live,
+                      int timeout_s) {
   Ssl ssl(SSL_new(ctx));
   if (!ssl) return fail("SSL_new: " + identity::ssl_errors());
-  SSL_set_app_data(ssl.get(), const_cast<std::vector<std::string>*>(&roles));
+  PeerRule rule{roles, live, {}};
+  SSL_set_app_data(ssl.get(), &rule);
   if (SSL_set_fd(ssl.get(), fd) != 1) return fail("SSL_set_fd: " + identity::ssl_errors());
   set_timeout(fd, timeout_s);
   int r = server ? SSL_accept(ssl.get()) : SSL_connect(ssl.get());
@@ -107,14 +132,16 @@ Result<Ssl> handshake(SSL_CTX* ctx, int fd, bool server, const std::vector<std::
   if (r != 1) {
     long v = SSL_get_verify_result(ssl.get());
     std::string why = v != X509_V_OK ? X509_verify_cert_error_string(v) : identity::ssl_errors();
-    if (v == X509_V_ERR_APPLICATION_VERIFICATION) why = "peer certificate names a role that is not allowed here";
+    if (!rule.why.empty()) why = "peer certificate refused: " + rule.why;
+    else if (v == X509_V_ERR_APPLICATION_VERIFICATION) why = "peer certificate names a role that is not allowed here";
     return fail(std::string("TLS handshake ") + (server ? "with client" : "with server") + " failed: " + why);
   }
   // Belt and braces: the callback ran, but check the outcome once more.
   X509* peer = SSL_get0_peer_certificate(ssl.get());
   auto role = peer ? identity::role_of(peer) : fail("no peer certificate");
+  bool revoked = false;
   if (!peer || SSL_get_verify_result(ssl.get()) != X509_V_OK || !role ||
-      std::ranges::find(roles, *role) == roles.end())
+      std::ranges::find(roles, *role) == roles.end() || !check_live(peer, live, &revoked))
     return fail("TLS peer not verified");
   set_timeout(fd, 0);
   return ssl;

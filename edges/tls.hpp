@@ -1,6 +1,7 @@
 // The TLS half of the edge proxies (issue 9): TLS 1.3 only, mutual, chains to the runtime's CA,
-// and the peer's role (from its SPIFFE URI SAN) checked inside certificate verification, so a
-// wrong certificate fails the handshake before any payload is read or forwarded.
+// and the peer's role (from its SPIFFE URI SAN) and liveness (edges/live.hpp, issue 15) checked
+// inside certificate verification, so a wrong or revoked certificate fails the handshake before
+// any payload is read or forwarded.
 #pragma once
 #include <openssl/ssl.h>
 
@@ -21,9 +22,30 @@ using Ssl = ossl::Ptr<SSL, SSL_free>;
 // full handshake with a verified chain.
 Result<Ctx> make_ctx(bool server, const std::string& cert_pem, const std::string& key_pem, const std::string& ca_pem);
 
-// The handshake on a connected socket; the peer's certificate must chain to the CA and name one
-// of `roles`. The fd stays owned by the caller. `timeout_s` bounds a silent peer.
-Result<Ssl> handshake(SSL_CTX* ctx, int fd, bool server, const std::vector<std::string>& roles, int timeout_s = 10);
+// Where a handshake checks that the peer's leaf is live: the live registry's directory fd
+// (live::open_registry, opened by a proxy before its sandbox). A bad fd refuses every peer.
+// `unchecked()` is for tools and tests that talk to a proxy, never for a proxy itself.
+class Liveness {
+ public:
+  explicit Liveness(int registry) : fd_(registry) {}
+  static Liveness unchecked() {
+    Liveness l(-1);
+    l.checked_ = false;
+    return l;
+  }
+  int registry() const { return fd_; }
+  bool checked() const { return checked_; }
+
+ private:
+  int fd_;
+  bool checked_ = true;
+};
+
+// The handshake on a connected socket; the peer's certificate must chain to the CA, name one
+// of `roles` and be live (its SPIFFE name and fingerprint registered in `live`). The fd stays
+// owned by the caller. `timeout_s` bounds a silent peer.
+Result<Ssl> handshake(SSL_CTX* ctx, int fd, bool server, const std::vector<std::string>& roles, const Liveness& live,
+                      int timeout_s = 10);
 
 // The peer's SPIFFE URI (after a successful handshake).
 std::string peer_uri(SSL* ssl);

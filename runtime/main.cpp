@@ -33,7 +33,7 @@ const std::vector<CommandInfo>& commands() {
       {"features", cmd_features, "features"},
       {"policy", cmd_policy, "policy check|hash|map|apply|explain ..."},
       {"hello", cmd_hello, "hello [--policy harsh]: try what hostile code would, under a policy, and report"},
-      {"ca", cmd_ca, "ca init|show|rotate|issue [--dir DIR]: the certificate authority of edge mTLS"},
+      {"ca", cmd_ca, "ca init|show|rotate|issue|revoke [--dir DIR]: the certificate authority of edge mTLS"},
       {"kms", cmd_kms, "kms seal --kek FILE --out VAULT ID[=KEYFILE]...: seal master keys for sharness-kms"},
       {"checkpoint", cmd_checkpoint, "checkpoint <id> (not supported)"},
       {"restore", cmd_checkpoint, "restore <id> (not supported)"},

@@ -3,7 +3,9 @@
 # declared edge, over UNIX sockets between two empty network namespaces and over TCP; C, with no
 # edge to B, has no endpoint for it and cannot reach it; clients with a certificate from another
 # CA, of the wrong role, or expired are refused by B's proxy and B's service receives nothing;
-# the bytes between the proxies are TLS (a tap on the proxies' socket sees no plaintext);
+# the bytes between the proxies are TLS (a tap on the proxies' socket sees no plaintext); a leaf
+# `ca revoke` took out of the live registry is refused (copied leaves after delete and renewal:
+# conformance/adversary/edges.sh);
 # certificates and keys are gone after delete and a new container never gets an old key; the
 # proxies run under their own uids with no capabilities and end with their containers.
 #
@@ -201,6 +203,14 @@ case_bad_certificates_refused() {
   out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db/$db.sock" --role db <<<"payload-good" 2>&1)
   assert_eq "reply:payload-good" "$out" "control: the good client is answered"
   assert_eq "payload-good" "$(got)" "only the good client's bytes reached the service"
+  # `ca revoke` takes the leaf out of the live registry: the same client is refused from now on.
+  rt ca revoke --name probe >/dev/null || fail "ca revoke"
+  RC=0
+  out=$("$EDGE" connect --cert-dir "$d/good" --socket "$MESH/db/$db.sock" --role db <<<"payload-revoked" 2>/dev/null) || RC=$?
+  assert_ne 0 "$RC" "a revoked leaf fails"
+  assert_eq "" "$out" "no answer for a revoked leaf"
+  assert_eq "payload-good" "$(got)" "B's service received no byte from the revoked leaf"
+  assert_match "$(cat "$STATE/$db/edge.log")" 'service: refused: .*not live' "B's proxy says why"
 }
 
 case_wire_is_tls() {
@@ -495,7 +505,7 @@ tcase "A reaches B over a unix edge, both ways, both network namespaces empty" c
 tcase "A reaches B over a tcp edge, both ways" case_tcp_both_ways
 tcase "with a ports section, Landlock allows the tcp edge ports and denies others" case_tcp_edges_under_landlock_ports
 tcase "C with no edge to B has no endpoint and cannot reach B" case_no_edge_no_reach
-tcase "another CA, wrong role, expired: refused, B's service gets no byte" case_bad_certificates_refused
+tcase "another CA, wrong role, expired, revoked: refused, B's service gets no byte" case_bad_certificates_refused
 tcase "the bytes between the proxies are TLS" case_wire_is_tls
 tcase "keys and certificates are gone after delete; a new container gets a new key" case_keys_gone_after_delete
 tcase "proxies: own uids, no capabilities, end with their containers" case_proxies_own_uid_no_caps_end_with_container

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "base/fault.hpp"
+#include "base/log.hpp"
+#include "edges/live.hpp"
 #include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/kms_provision.hpp"
@@ -91,8 +93,12 @@ Result<void> remove(const Globals& g, const std::string& id, bool force) {
   }
   auto rec = dir->load();
   if (!rec) {
-    // A state dir without a readable record: nothing we can stop; with --force, remove it.
-    if (force) return dir->remove();
+    // A state dir without a readable record: nothing we can stop; with --force, remove it,
+    // and revoke any edge leaf a half-made create registered under the id.
+    if (force) {
+      if (auto r = edges::live::revoke(dir->root(), id); !r) log::warn(r.error().what());
+      return dir->remove();
+    }
     return fail(rec.error());
   }
   Status s = status_of(*rec);

@@ -20,17 +20,14 @@
 #include "edges/identity.hpp"
 #include "edges/provision.hpp"
 #include "edges/tls.hpp"
+#include "tls_pair.hpp"
 
 using namespace sh;
 using namespace sh::identity;
 
 namespace {
 
-// A TLS peer that refuses may close before the other side's last write, as in the proxies
-// (which ignore SIGPIPE too): the write must fail with EPIPE, not kill the test.
-struct IgnoreSigpipe {
-  IgnoreSigpipe() { ::signal(SIGPIPE, SIG_IGN); }
-};
+using test::IgnoreSigpipe;
 BOOST_TEST_GLOBAL_FIXTURE(IgnoreSigpipe);
 
 struct TempDir {
@@ -56,44 +53,10 @@ bool verifies(const Ca& ca, X509* leaf) {
   return ok;
 }
 
-struct Handshake {
-  bool client_ok = false, server_ok = false;
-  std::string client_err, server_err;
-};
-
-// One handshake between a client holding `client` and a server holding `server`, each
-// trusting `ca_pem`; the server accepts `accepted`, the client wants a server of `want`.
-// After the handshake the client sends "ping" and the server reports whether it read it.
-Handshake run(const Leaf& client, const Leaf& server, const std::string& client_ca, const std::string& server_ca,
-              std::vector<std::string> accepted, std::vector<std::string> want, std::string* server_got = nullptr) {
-  int sp[2];
-  BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0);
-  Fd c(sp[0]), s(sp[1]);
-  Handshake h;
-  auto sctx = edges::make_ctx(true, server.cert_pem, server.key_pem, server_ca);
-  auto cctx = edges::make_ctx(false, client.cert_pem, client.key_pem, client_ca);
-  BOOST_REQUIRE_MESSAGE(sctx && cctx, "contexts");
-  std::thread srv([&] {
-    auto ssl = edges::handshake(sctx->get(), s.get(), true, accepted, 5);
-    h.server_ok = bool(ssl);
-    if (!ssl) {
-      h.server_err = ssl.error().what();
-      s.reset();  // close: the client sees the alert, then EOF
-      return;
-    }
-    char buf[16];
-    size_t n = 0;
-    if (SSL_read_ex(ssl->get(), buf, sizeof buf, &n) == 1 && server_got) *server_got = std::string(buf, n);
-  });
-  auto ssl = edges::handshake(cctx->get(), c.get(), false, want, 5);
-  h.client_ok = bool(ssl);
-  if (!ssl) h.client_err = ssl.error().what();
-  else {
-    size_t n = 0;
-    SSL_write_ex(ssl->get(), "ping", 4, &n);
-  }
-  srv.join();
-  return h;
+// The client sends "ping" after the handshake; `server_got` is what the server read.
+test::Handshake run(const Leaf& client, const Leaf& server, const std::string& client_ca, const std::string& server_ca,
+                    std::vector<std::string> accepted, std::vector<std::string> want, std::string* server_got = nullptr) {
+  return test::handshake_pair(client, server, client_ca, server_ca, {accepted, want}, server_got);
 }
 
 }  // namespace
