@@ -1,0 +1,426 @@
+#!/usr/bin/env bash
+# Rootless: the runtime run by an unprivileged user, as runc and crun are. The suite (root, like
+# every suite) creates a user with a unique name and a subordinate id range (useradd's own
+# allocation in /etc/subuid and /etc/subgid), and drives the runtime as that user (runuser) with
+# a private --root and XDG_RUNTIME_DIR in the user's home under the suite's temp dir:
+#   - `spec --rootless` maps the caller's own uid and gid, size 1, in a new user namespace;
+#   - `run` of that bundle: uid 0 inside is the user outside, setgroups is "deny", files made
+#     inside belong to the user on the host;
+#   - create/start/exec/kill/delete of it, with the host's view of the init process;
+#   - a multi-range map (own id at 0, the subordinate range above, as rootless Podman writes it)
+#     through newuidmap/newgidmap: an id inside is subuid+id-1 on the host; a range /etc/subuid does
+#     not grant fails;
+#   - cgroups: no cgroup without delegation is a warning, limits without one fail, limits in a
+#     cgroup delegated to the user hold; --rootless false makes the missing cgroup an error;
+#   - the default --root is under $XDG_RUNTIME_DIR;
+#   - (ours) a policy runs rootless, except what needs root (a throwaway uid), refused clearly;
+#   - Podman 4.3 rootless (vfs storage, --network none) with the runtime under test.
+# On exit the user, its home, its subordinate ranges and everything it ran are gone, also when a
+# case failed.
+. "$(dirname "$0")/../lib.sh"
+. "$SHARNESS_SOURCE_DIR/conformance/clients/client-lib.bash"
+
+# Podman's case imports an image and starts a user namespace of its own: more than a minute.
+CASE_TIMEOUT=${SHARNESS_CASE_TIMEOUT:-240}
+ensure_pkgs uidmap || { echo "cannot install uidmap (newuidmap, newgidmap)" >&2; exit 1; }
+
+RL_USER=shrl$$                 # unique per run: a stale one from a crash is never reused
+RL_HOME=$TMP/home
+RL_XDG=$RL_HOME/xdg            # the user's XDG_RUNTIME_DIR (0700, its own)
+RL_ROOT=$RL_XDG/rt-state       # the runtime's --root for the user
+
+_subids_of() { grep -s "^$RL_USER:" "$1" || true; }
+
+rootless_teardown() {
+  local pid c
+  [ -e "$TMP/.rl-torn-down" ] && return 0
+  if id -u "$RL_USER" >/dev/null 2>&1; then
+    local uid; uid=$(id -u "$RL_USER")
+    if [ -x "$RL_HOME/pm" ]; then
+      as_user "$RL_HOME/pm" rm --all --force --time 0 >/dev/null 2>&1 || true
+      as_user "$RL_HOME/pm" system reset --force >/dev/null 2>&1 || true
+    fi
+    for c in $(as_user "$RUNTIME" --root "$RL_ROOT" list -q 2>/dev/null); do
+      as_user "$RUNTIME" --root "$RL_ROOT" delete --force "$c" >/dev/null 2>&1 || true
+    done
+    # Whatever the user still runs (containers, podman's pause process, conmon): by pid.
+    for pid in $(ps -e -o pid= -o uid= | awk -v u="$uid" '$2 == u { print $1 }'); do
+      kill -KILL "$pid" 2>/dev/null || true
+    done
+    _umount_under "$RL_HOME"
+    userdel -r -f "$RL_USER" >/dev/null 2>&1 || userdel -f "$RL_USER" >/dev/null 2>&1 || true
+  fi
+  # userdel removes the subordinate ranges; make sure (usermod's lock, then by hand)
+  local f
+  for f in /etc/subuid /etc/subgid; do
+    if [ -n "$(_subids_of "$f")" ]; then
+      sed -i "/^$RL_USER:/d" "$f"
+    fi
+  done
+  : >"$TMP/.rl-torn-down"
+}
+
+_umount_under() {  # unmount everything mounted under DIR, deepest first
+  local m
+  for m in $(awk -v t="$1/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done
+}
+# shellcheck disable=SC2154  # _st is assigned inside the trap string
+trap '_st=$?; rootless_teardown; (exit $_st); _cleanup' EXIT
+
+# The user: useradd allocates its subordinate ranges (SUB_UID_COUNT in /etc/login.defs, with the
+# file lock shadow's tools share); if this useradd does not, usermod adds a free range.
+useradd -m -d "$RL_HOME" -s /bin/sh -K UMASK=022 "$RL_USER" || { echo "useradd $RL_USER failed" >&2; exit 1; }
+RL_UID=$(id -u "$RL_USER")
+RL_GID=$(id -g "$RL_USER")
+if [ -z "$(_subids_of /etc/subuid)" ] || [ -z "$(_subids_of /etc/subgid)" ]; then
+  _top=$(cat /etc/subuid /etc/subgid 2>/dev/null | awk -F: 'BEGIN { m = 200000 } $2 + $3 > m { m = $2 + $3 } END { print m }')
+  usermod --add-subuids "$_top-$((_top + 65535))" --add-subgids "$_top-$((_top + 65535))" "$RL_USER" ||
+    { echo "usermod --add-subuids failed" >&2; exit 1; }
+fi
+IFS=: read -r _ SUBUID SUBUID_N < <(_subids_of /etc/subuid | head -1)
+IFS=: read -r _ SUBGID SUBGID_N < <(_subids_of /etc/subgid | head -1)
+echo "# user $RL_USER uid $RL_UID gid $RL_GID, subuid $SUBUID+$SUBUID_N, subgid $SUBGID+$SUBGID_N"
+[ "$SUBUID_N" -ge 65536 ] && [ "$SUBGID_N" -ge 65536 ] || { echo "no subordinate range of 65536" >&2; exit 1; }
+install -d -m 0700 -o "$RL_USER" -g "$RL_GID" "$RL_XDG"
+
+# as_user CMD...: CMD as the user, with a clean environment of its own.
+as_user() {
+  runuser -u "$RL_USER" -- env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$RL_HOME" \
+    USER="$RL_USER" LOGNAME="$RL_USER" XDG_RUNTIME_DIR="$RL_XDG" "$@"
+}
+# urt ARGS...: the runtime under test as the user, with its private --root.
+urt() { as_user timeout -k 5 "$RT_TIMEOUT" "$RUNTIME" "${RT_EXTRA[@]}" --root "$RL_ROOT" "$@"; }
+
+# ubundle NAME ARGS...: a bundle the user made: the runtime's own `spec --rootless` (no terminal,
+# process.args ARGS) and a copy of a busybox rootfs owned by the user. Sets B.
+ubundle() {
+  local name=$1; shift
+  new_bundle "src-$name" true >/dev/null
+  B=$RL_HOME/b$CASENUM-$name
+  as_user mkdir "$B" "$B/data"
+  # a copy (make-bundle.sh hard-links from a shared cache: chowning those would change them all)
+  cp -a "$CASEDIR/src-$name/rootfs" "$B/rootfs"
+  chown -R -h "$RL_USER:$RL_GID" "$B/rootfs"
+  as_user "$RUNTIME" spec --rootless --bundle "$B" || { fail "spec --rootless as $RL_USER failed"; return 1; }
+  ucfg "$B" '.process.terminal = false
+             | .mounts += [{"destination": "/data", "type": "bind", "source": $d, "options": ["rbind", "rw"]}]' \
+    --arg d "$B/data"
+  set_args "$B" "$@"
+}
+
+# ucfg BUNDLE JQ_FILTER [jq options...]: lib.sh's cfg, keeping the file the user's.
+ucfg() {
+  local b=$1; shift
+  jq "$@" "$b/config.json" >"$CASEDIR/.config.new" || { fail "jq failed on $b/config.json: $*"; return 1; }
+  cat "$CASEDIR/.config.new" >"$b/config.json"
+}
+
+# urun BUNDLE [GLOBAL_ARGS...]: `run` as the user. Sets OUT, ERR, RC.
+urun() {
+  local b=$1 id; shift
+  id=u$CASENUM-$RANDOM
+  RC=0
+  urt "$@" run --bundle "$b" "$id" >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  OUT=$(<"$CASEDIR/$id.out")
+  ERR=$(<"$CASEDIR/$id.err")
+  echo "run $id: exit $RC; stderr: $ERR"
+}
+
+# ucreate BUNDLE ID [GLOBAL_ARGS...]: `create` as the user with a pid file; fails the case on error.
+ucreate() {
+  local b=$1 id=$2; shift 2
+  RC=0
+  urt "$@" create --bundle "$b" --pid-file "$RL_HOME/$id.pid" "$id" \
+    >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  ERR=$(<"$CASEDIR/$id.err")
+  [ "$RC" = 0 ] || { fail "create $id as $RL_USER failed (exit $RC): $ERR"; return 1; }
+}
+
+ustatus() { urt state "$1" 2>/dev/null | jq -r .status; }
+
+status_field() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
+
+MULTI_MAPS='.linux.uidMappings = [{"containerID": 0, "hostID": ($uid | tonumber), "size": 1},
+                                  {"containerID": 1, "hostID": ($su | tonumber), "size": 65536}]
+          | .linux.gidMappings = [{"containerID": 0, "hostID": ($gid | tonumber), "size": 1},
+                                  {"containerID": 1, "hostID": ($sg | tonumber), "size": 65536}]'
+multi() { ucfg "$1" "$MULTI_MAPS${2:+ | $2}" --arg uid "$RL_UID" --arg gid "$RL_GID" --arg su "$SUBUID" --arg sg "$SUBGID"; }
+
+# ---------------------------------------------------------------------------------------------
+
+case_spec_rootless() {
+  ubundle spec true
+  local c=$B/config.json
+  assert_eq "0 $RL_UID 1" "$(jq -r '.linux.uidMappings[] | "\(.containerID) \(.hostID) \(.size)"' "$c")" "uidMappings"
+  assert_eq "0 $RL_GID 1" "$(jq -r '.linux.gidMappings[] | "\(.containerID) \(.hostID) \(.size)"' "$c")" "gidMappings"
+  assert_eq user "$(jq -r '.linux.namespaces[] | select(.type == "user") | .type' "$c")" "a new user namespace"
+  assert_eq "" "$(jq -r '.linux.namespaces[] | select(.type == "network") | .type' "$c")" "no new network namespace"
+  # control: the same command without --rootless writes no user namespace
+  as_user mkdir "$B-root"
+  as_user "$RUNTIME" spec --bundle "$B-root"
+  assert_eq "" "$(jq -r '.linux.namespaces[] | select(.type == "user") | .type' "$B-root/config.json")" \
+    "user namespace in the spec without --rootless"
+}
+tcase "spec --rootless as the user: own uid and gid, size 1, in a new user namespace" case_spec_rootless
+
+case_run_single_id() {
+  ubundle single sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups
+                        readlink /proc/self/ns/user; : >/data/made-inside'
+  urun "$B"
+  assert_rc 0 "run as $RL_USER"
+  local l; mapfile -t l <<<"$OUT"
+  assert_eq 0 "${l[0]}" "id -u inside"
+  assert_eq 0 "${l[1]}" "id -g inside"
+  assert_match "${l[2]}" "^ *0 +$RL_UID +1\$" "uid_map inside"
+  assert_match "${l[3]}" "^ *0 +$RL_GID +1\$" "gid_map inside"
+  assert_eq deny "${l[4]}" "setgroups inside (an unprivileged gid_map needs it denied)"
+  assert_ne "$(readlink /proc/self/ns/user)" "${l[5]}" "user namespace inside vs the host's"
+  assert_eq "$RL_UID:$RL_GID" "$(stat -c %u:%g "$B/data/made-inside")" "owner on the host of a file made by root inside"
+  if [ "$OURS" = 1 ]; then
+    assert_contains "$ERR" "rootless: no cgroup for container" "the warning for the cgroup it could not make"
+  fi
+}
+tcase "run as the user (single-id map): uid 0 inside is the user outside, setgroups denied" case_run_single_id
+
+case_lifecycle() {
+  local id=life-$CASENUM pid l
+  ubundle life sh -c 'echo up; exec sleep 600'
+  ucreate "$B" "$id"
+  assert_eq created "$(ustatus "$id")" "status after create"
+  pid=$(<"$RL_HOME/$id.pid")
+  assert_match "$pid" '^[1-9][0-9]*$' "pid file"
+  assert_match "$(status_field "$pid" Uid)" "^$RL_UID[[:space:]]+$RL_UID[[:space:]]+$RL_UID[[:space:]]+$RL_UID\$" \
+    "Uid of the container's init on the host"
+  assert_ok urt start "$id"
+  assert_eq running "$(ustatus "$id")" "status after start"
+  RC=0
+  OUT=$(urt exec "$id" sh -c 'id -u; cat /proc/self/uid_map; echo $$' 2>"$CASEDIR/exec.err") || RC=$?
+  assert_rc 0 "exec as $RL_USER: $(<"$CASEDIR/exec.err")"
+  mapfile -t l <<<"$OUT"
+  assert_eq 0 "${l[0]}" "id -u in exec"
+  assert_match "${l[1]}" "^ *0 +$RL_UID +1\$" "uid_map in exec"
+  assert_ne 1 "${l[2]}" "exec's pid in the container's pid namespace"
+  assert_ok urt kill "$id" KILL
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [ "$(ustatus "$id")" = stopped ] && break
+    sleep 0.05
+  done
+  assert_eq stopped "$(ustatus "$id")" "status after kill KILL"
+  assert_ok urt delete "$id"
+  assert_fail urt state "$id"
+  assert_eq "" "$(urt list -q)" "list after delete"
+}
+tcase "create/start/exec/kill/delete as the user" case_lifecycle
+
+case_multi_range() {
+  ubundle multi sh -c 'cat /proc/self/uid_map /proc/self/gid_map; : >/data/f; chown 1000:1000 /data/f; chmod 0777 /data'
+  multi "$B" '.root.readonly = false
+              | .process.capabilities |= with_entries(if .key == "ambient" then . else .value += ["CAP_CHOWN"] end)'
+  urun "$B"
+  assert_rc 0 "run with a multi-range map"
+  local l; mapfile -t l <<<"$OUT"
+  assert_match "${l[0]}" "^ *0 +$RL_UID +1\$" "uid_map line 1"
+  assert_match "${l[1]}" "^ *1 +$SUBUID +65536\$" "uid_map line 2 (the subordinate range)"
+  assert_match "${l[2]}" "^ *0 +$RL_GID +1\$" "gid_map line 1"
+  assert_match "${l[3]}" "^ *1 +$SUBGID +65536\$" "gid_map line 2"
+  assert_eq "$((SUBUID + 999)):$((SUBGID + 999))" "$(stat -c %u:%g "$B/data/f")" \
+    "host owner of a file chowned to 1000:1000 inside"
+  # a process run as 1000 inside is subuid+999 on the host
+  local id=m-$CASENUM pid
+  multi "$B" '.process.user = {"uid": 1000, "gid": 1000} | .process.args = ["sleep", "600"]'
+  ucreate "$B" "$id"
+  pid=$(<"$RL_HOME/$id.pid")
+  assert_ok urt start "$id"
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [ "$(awk '{print $1}' <<<"$(status_field "$pid" Uid)")" = "$((SUBUID + 999))" ] && break
+    sleep 0.05
+  done
+  assert_match "$(status_field "$pid" Uid)" "^$((SUBUID + 999))[[:space:]]" "Uid on the host of uid 1000 inside"
+  assert_match "$(status_field "$pid" Gid)" "^$((SUBGID + 999))[[:space:]]" "Gid on the host of gid 1000 inside"
+  assert_ok urt delete --force "$id"
+}
+tcase "multi-range map through newuidmap/newgidmap: 1000 inside is subuid+999 outside" case_multi_range
+
+case_range_not_granted() {
+  ubundle deny id -u
+  multi "$B"
+  urun "$B"
+  assert_rc 0 "control: the granted range runs"
+  # one id past the range /etc/subuid grants
+  ucfg "$B" '.linux.uidMappings[1].size = 65537'
+  urun "$B"
+  assert_ne 0 "$RC" "run with a uid range beyond the user's subuid grant"
+  [ "$OURS" = 1 ] && assert_contains "$ERR" "newuidmap" "the error names the tool that refused"
+  assert_eq "" "$(urt list -q)" "containers left after the refused run"
+}
+tcase "a uid range /etc/subuid does not grant fails (control: the granted one runs)" case_range_not_granted
+
+case_limits_need_delegation() {
+  ubundle lim true
+  urun "$B"
+  assert_rc 0 "control: without limits it runs, no cgroup"
+  ucfg "$B" '.linux.resources.pids.limit = 10'
+  urun "$B"
+  assert_ne 0 "$RC" "run with a pids limit and no cgroup the user may write"
+  [ "$OURS" = 1 ] && assert_contains "$ERR" "delegated" "the error says what it needs"
+  assert_eq "" "$(urt list -q)" "containers left"
+}
+tcase "limits without a delegated cgroup fail (control: none runs with a warning)" case_limits_need_delegation
+
+case_rootless_flag() {
+  ubundle flag true
+  urun "$B" --rootless true
+  assert_rc 0 "--rootless true"
+  urun "$B" --rootless auto
+  assert_rc 0 "--rootless auto"
+  urun "$B" --rootless false
+  assert_ne 0 "$RC" "--rootless false: a cgroup it may not make is an error"
+  urun "$B" --rootless bogus
+  assert_ne 0 "$RC" "--rootless bogus"
+  assert_eq "" "$(urt list -q)" "containers left"
+}
+tcase "--rootless true|auto run, false fails without a cgroup, a bad value fails" case_rootless_flag
+
+case_delegated_cgroup() {
+  local d deleg=$CGPARENT/deleg-$CASENUM id=dg-$CASENUM pid n=0
+  # Delegate: a cgroup per hierarchy owned by the user (cpuset's needs its cpus and mems first).
+  for d in "$CGROOT"/*/; do
+    d=${d%/}
+    [ -L "$d" ] && continue
+    case $(stat -f -c %T "$d") in cgroup2fs | cgroupfs) ;; *) continue ;; esac
+    [ "$(basename "$d")" = unified ] && [ "${SHARNESS_HIDE_UNIFIED:-0}" = 1 ] && continue
+    mkdir -p "$d/$deleg"
+    if [ -e "$d/cpuset.cpus" ]; then
+      cat "$d/cpuset.cpus" >"$d/$CGPARENT/cpuset.cpus"; cat "$d/cpuset.mems" >"$d/$CGPARENT/cpuset.mems"
+      cat "$d/cpuset.cpus" >"$d/$deleg/cpuset.cpus"; cat "$d/cpuset.mems" >"$d/$deleg/cpuset.mems"
+    fi
+    chown -R "$RL_USER" "$d/$deleg"
+    n=$((n + 1))
+  done
+  [ "$n" -gt 0 ] || fail "no cgroup hierarchy found under $CGROOT"
+  ubundle dg sleep 600
+  ucfg "$B" '.linux.cgroupsPath = $p | .linux.resources.pids.limit = 7' --arg p "/$deleg/$id"
+  ucreate "$B" "$id"
+  pid=$(<"$RL_HOME/$id.pid")
+  local pids_dir
+  if [ -d "$CGROOT/pids/$deleg/$id" ]; then pids_dir=$CGROOT/pids/$deleg/$id; else pids_dir=$CGROOT/$deleg/$id; fi
+  assert_eq 7 "$(cat "$pids_dir/pids.max")" "pids.max of the container's cgroup in the delegated tree"
+  assert_contains " $(tr '\n' ' ' <"$pids_dir/cgroup.procs") " " $pid " "init in its cgroup"
+  assert_ok urt delete --force "$id"
+  [ ! -d "$pids_dir" ] || fail "the container's cgroup $pids_dir is left after delete"
+}
+tcase "limits in a cgroup delegated to the user hold (pids.max, init in it)" case_delegated_cgroup
+
+case_default_root() {
+  local id=root-$CASENUM
+  ubundle dr sleep 600
+  RC=0
+  as_user timeout -k 5 "$RT_TIMEOUT" "$RUNTIME" "${RT_EXTRA[@]}" create --bundle "$B" "$id" \
+    >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  assert_rc 0 "create without --root: $(<"$CASEDIR/$id.err")"
+  local found
+  found=$(find "$RL_XDG" -mindepth 2 -maxdepth 2 -name "$id" | head -1)
+  echo "state dir: $found"
+  assert_ne "" "$found" "a state dir for $id under \$XDG_RUNTIME_DIR"
+  assert_eq "$id" "$(as_user "$RUNTIME" list -q)" "list without --root"
+  assert_ok as_user "$RUNTIME" delete --force "$id"
+}
+tcase "the default --root of an unprivileged user is under \$XDG_RUNTIME_DIR" case_default_root
+
+case_policy_rootless() {
+  [ "$OURS" = 1 ] || skip "policies are sharness-runtime's"
+  ubundle pol sh -c 'echo "$SHARNESS_POLICY_ID"; id -u'
+  urun "$B" --policy "$SHARNESS_SOURCE_DIR/policies/baseline.json"
+  assert_rc 0 "baseline as $RL_USER"
+  assert_eq $'baseline\n0' "$OUT" "policy id and uid inside"
+  urun "$B" --policy "$SHARNESS_SOURCE_DIR/policies/harsh.json"
+  assert_ne 0 "$RC" "harsh (a throwaway host uid) as $RL_USER"
+  assert_contains "$ERR" 'identity.uid "ephemeral" needs root' "the refusal says why"
+  assert_eq "" "$(urt list -q)" "containers left"
+}
+tcase "(ours) a policy runs rootless; a throwaway uid is refused as needing root" case_policy_rootless
+
+# ---------------------------------------------------------------------------------------------
+# Podman 4.3, rootless, as the user: vfs storage in its home, --network none, the runtime under
+# test registered by name (as contrib/podman/containers.conf does) with a private --root.
+
+case_podman_rootless() {
+  ensure_pkgs podman conmon busybox-static || fail "cannot install podman"
+  local pm=$RL_HOME/.pm name=pm-$$ rt_name img=localhost/sharness-busybox:rootless out
+  rt_name=$([ "$OURS" = 1 ] && echo sharness || sed "s/[^A-Za-z0-9_-]/_/g" <<<"${RUNTIME_NAME%.*}")
+  as_user mkdir -p "$pm"/{root,tmp,rtstate} "$RL_XDG/containers-run"
+  as_user sh -c "cat >'$pm/runtime'" <<EOF
+#!/bin/sh
+exec '$RUNTIME' --root '$pm/rtstate' "\$@"
+EOF
+  as_user chmod +x "$pm/runtime"
+  as_user sh -c "cat >'$pm/storage.conf'" <<EOF
+[storage]
+driver = "vfs"
+graphroot = "$pm/root"
+runroot = "$RL_XDG/containers-run"
+EOF
+  as_user sh -c "cat >'$pm/containers.conf'" <<EOF
+[containers]
+default_ulimits = []
+netns = "none"
+
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = "$pm/events.log"
+tmp_dir = "$pm/tmp"
+runtime = "$rt_name"
+runtime_supports_json = ["$rt_name", "runc", "crun"]
+
+[engine.runtimes]
+$rt_name = ["$pm/runtime"]
+EOF
+  printf 'unqualified-search-registries = []\n' | as_user sh -c "cat >'$pm/registries.conf'"
+  as_user sh -c "cat >'$RL_HOME/pm'" <<EOF
+#!/bin/sh
+export CONTAINERS_CONF='$pm/containers.conf' CONTAINERS_STORAGE_CONF='$pm/storage.conf'
+export CONTAINERS_REGISTRIES_CONF='$pm/registries.conf' TMPDIR='$pm/tmp'
+exec timeout -k 5 120 podman --cgroup-manager cgroupfs --events-backend file --runtime '$rt_name' "\$@"
+EOF
+  as_user chmod +x "$RL_HOME/pm"
+  busybox_rootfs_tar "$CASEDIR/busybox.tar"
+  chmod 0644 "$CASEDIR/busybox.tar"
+  assert_ok as_user "$RL_HOME/pm" import --change 'CMD ["sh"]' "$CASEDIR/busybox.tar" "$img"
+  RC=0
+  out=$(as_user "$RL_HOME/pm" info --format '{{.Host.Security.Rootless}} {{.Host.OCIRuntime.Path}}' 2>&1) || RC=$?
+  assert_eq "true $pm/runtime" "$out" "podman rootless, with the runtime under test"
+  RC=0
+  out=$(as_user "$RL_HOME/pm" run --rm --network none "$img" sh -c 'id -u; cat /proc/self/uid_map' 2>&1) || RC=$?
+  echo "podman run: $out"
+  assert_rc 0 "podman run as $RL_USER"
+  local l; mapfile -t l <<<"$out"
+  assert_eq 0 "${l[0]}" "id -u inside"
+  assert_match "${l[1]}" "^ *0 +$RL_UID +1\$" "uid_map line 1 (the user)"
+  assert_match "${l[2]}" "^ *1 +$SUBUID +65536\$" "uid_map line 2 (the subordinate range, newuidmap)"
+  # run -d, exec, stop, rm
+  assert_ok as_user "$RL_HOME/pm" run -d --name "$name" --network none "$img" sleep 600
+  RC=0
+  out=$(as_user "$RL_HOME/pm" exec "$name" sh -c 'id -u; exit 3' 2>&1) || RC=$?
+  assert_rc 3 "podman exec exit code"
+  assert_eq 0 "$out" "id -u in podman exec"
+  assert_ok as_user "$RL_HOME/pm" stop --time 1 "$name"
+  assert_eq exited "$(as_user "$RL_HOME/pm" inspect --format '{{.State.Status}}' "$name" 2>&1)" "after stop"
+  assert_ok as_user "$RL_HOME/pm" rm "$name"
+  assert_eq "" "$(as_user "$RUNTIME" --root "$pm/rtstate" list -q 2>&1)" "containers left in the runtime's state"
+}
+tcase "podman (rootless, vfs, --network none) as the user: run, run -d, exec, stop, rm" case_podman_rootless
+
+case_teardown() {
+  rootless_teardown
+  assert_fail id -u "$RL_USER"
+  assert_eq "" "$(_subids_of /etc/subuid)$(_subids_of /etc/subgid)" "subordinate ranges left"
+  [ ! -e "$RL_HOME" ] || fail "the user's home $RL_HOME is left"
+}
+tcase "teardown: the user, its home and its subordinate ranges are gone" case_teardown
+
+finish
