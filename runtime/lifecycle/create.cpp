@@ -76,6 +76,35 @@ struct Cleanup {
   }
 };
 
+// --rootless true|false|auto, as runc has it: auto is rootless for a caller whose euid is not 0.
+// It decides only whether a cgroup the caller may not write is a warning (id maps are written
+// by what the caller may do, see ns::plan_id_maps).
+bool rootless(const Globals& g) { return g.rootless == "true" || (g.rootless == "auto" && ::geteuid() != 0); }
+
+// Why an unwritable cgroup is an error although rootless: what asked for it.
+std::string rootless_cgroup_hint(const policy::Extension* ext) {
+  std::string why = ext && ext->wall_clock_seconds ? "policy " + ext->policy_id + " sets a wall clock"
+                                                   : "the config sets limits in linux.resources";
+  return " (rootless: " + why + ", which needs a cgroup this user may write: put cgroupsPath in a cgroup " +
+         "delegated to uid " + std::to_string(::geteuid()) + ")";
+}
+
+// What a policy cannot do for an unprivileged caller, refused before anything is made.
+Result<void> refuse_unprivileged(const policy::Extension& ext) {
+  if (::geteuid() == 0) return {};
+  std::string who = "policy " + ext.policy_id + ": ";
+  std::string uid = " (the runtime runs as uid " + std::to_string(::geteuid()) + ")";
+  if (ext.ephemeral_uid)
+    return fail(who + "identity.uid \"ephemeral\" needs root: a throwaway host uid is claimed and switched to " +
+                "with CAP_SETUID over the host's ids, which an unprivileged user does not have" + uid);
+  if (ext.mesh && ext.mesh->active())
+    return fail(who + "edges need root: each component's key lives on a tmpfs mounted and chowned by the " +
+                "runtime in the host's namespaces" + uid);
+  if (ext.secrets)
+    return fail(who + "secrets need root: the KMS sidecar runs as its own host uid, apart from the workload" + uid);
+  return {};
+}
+
 // Every capability name must be known now: a typo fails create, not start.
 Result<void> check_capabilities(const oci::Capabilities& c) {
   const std::pair<const char*, const std::optional<std::vector<std::string>>*> sets[] = {
@@ -234,6 +263,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
                                              !g.config_path.empty()));
   auto ext = TRY(apply_policy(g, rc, c));
+  if (ext) TRYV(refuse_unprivileged(*ext));
   bool has_console = !o.console_socket.empty() || o.console_fd >= 0;
   if (c.process->terminal && !has_console)
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
@@ -318,11 +348,15 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     cleanup.cgroup.reset();  // create() removes what it made
     // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
     // unless the config asked for limits: those must never be dropped silently.
-    bool rootless = g.rootless == "true" || (g.rootless == "auto" && ::geteuid() != 0);
+    // A policy's wall clock is watched through the cgroup: it is never dropped either.
     bool perm = r.error().err == EACCES || r.error().err == EPERM || r.error().err == EROFS;
-    if (!rootless || !perm || (c.linux.resources && !no_limits(*c.linux.resources)))
-      return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path));
-    log::warn("rootless: no cgroup for container " + o.id + ": " + r.error().what());
+    if (!rootless(g) || !perm || (c.linux.resources && !no_limits(*c.linux.resources)) ||
+        (ext && ext->wall_clock_seconds))
+      return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path +
+                                              (rootless(g) && perm ? rootless_cgroup_hint(ext ? &*ext : nullptr)
+                                                                   : std::string())));
+    log::warn("rootless: no cgroup for container " + o.id + " (limits need a delegated cgroup): " +
+              r.error().what());
     has_cgroup = false;
     rec.cgroup_path.clear();
     TRYV(dir.save(rec));
@@ -409,7 +443,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   console.reset();
 
   if (plan.new_user())
-    TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings, g.rootless == "true"));
+    TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings));
   if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
 
   rec.pid = pid_t(pid);

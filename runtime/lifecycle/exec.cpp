@@ -181,7 +181,9 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   for (auto& n : j.joins)
     if ((n.flag == CLONE_NEWPID || n.flag == CLONE_NEWTIME) && ::setns(n.fd.get(), n.flag) < 0)
       return sys_error("join namespace " + n.path);
-  Fd cg_dir(TRY(cg.open_v2_dir()));
+  // A rootless container made without a cgroup (create's warning) has none to join.
+  bool has_cgroup = !rec.cgroup_path.empty();
+  Fd cg_dir(has_cgroup ? TRY(cg.open_v2_dir()) : -1);
   // Into a paused container the child freezes on joining the cgroup, until `resume`, which
   // needs this lock: everything is pinned by fds now, so let it go first.
   if (s == Status::paused) dir.unlock();
@@ -210,7 +212,7 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     ::waitpid(l.pid, nullptr, 0);
     return fail(std::move(e));
   };
-  if (!cg_dir)
+  if (!cg_dir && has_cgroup)
     if (auto r = cg.add_pid(l.pid); !r) return abort_child(std::move(r.error()).context("cgroup " + cgpath));
   if (auto r = sync::send(parent_sock.get(), sync::Msg::go); !r) return abort_child(r.error());
   auto m = sync::recv(parent_sock.get());
