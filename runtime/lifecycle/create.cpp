@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "base/fault.hpp"
@@ -76,10 +77,26 @@ struct Cleanup {
   }
 };
 
-// --rootless true|false|auto, as runc has it: auto is rootless for a caller whose euid is not 0.
-// It decides only whether a cgroup the caller may not write is a warning (id maps are written
-// by what the caller may do, see ns::plan_id_maps).
-bool rootless(const Globals& g) { return g.rootless == "true" || (g.rootless == "auto" && ::geteuid() != 0); }
+// The initial user namespace maps every id to itself: "0 0 4294967295".
+bool in_initial_userns() {
+  auto m = read_file("/proc/self/uid_map", 4096);
+  if (!m) return true;
+  std::string_view v = *m;
+  size_t nl = v.find('\n');
+  std::string line(v.substr(0, nl));
+  unsigned long a = 1, b = 1, n = 0;
+  return std::sscanf(line.c_str(), "%lu %lu %lu", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295ul &&
+         (nl == std::string_view::npos || v.substr(nl + 1).empty());
+}
+
+// --rootless true|false|auto, as runc has it: auto is rootless for a caller whose euid is not 0,
+// and for root in a user namespace other than the initial one with cgroupfs (rootless Podman runs
+// the runtime as 0 in its own user namespace). It decides only whether a cgroup the caller may
+// not write is a warning (id maps are written by what the caller may do, see ns::plan_id_maps).
+bool rootless(const Globals& g) {
+  if (g.rootless != "auto") return g.rootless == "true";
+  return ::geteuid() != 0 || (!g.systemd_cgroup && !in_initial_userns());
+}
 
 // Why an unwritable cgroup is an error although rootless: what asked for it.
 std::string rootless_cgroup_hint(const policy::Extension* ext) {
@@ -91,9 +108,10 @@ std::string rootless_cgroup_hint(const policy::Extension* ext) {
 
 // What a policy cannot do for an unprivileged caller, refused before anything is made.
 Result<void> refuse_unprivileged(const policy::Extension& ext) {
-  if (::geteuid() == 0) return {};
+  if (::geteuid() == 0 && in_initial_userns()) return {};
   std::string who = "policy " + ext.policy_id + ": ";
-  std::string uid = " (the runtime runs as uid " + std::to_string(::geteuid()) + ")";
+  std::string uid = ::geteuid() ? " (the runtime runs as uid " + std::to_string(::geteuid()) + ")"
+                                : std::string(" (the runtime runs as root of a user namespace, not the host's)");
   if (ext.ephemeral_uid)
     return fail(who + "identity.uid \"ephemeral\" needs root: a throwaway host uid is claimed and switched to " +
                 "with CAP_SETUID over the host's ids, which an unprivileged user does not have" + uid);
