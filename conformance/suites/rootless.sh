@@ -152,6 +152,7 @@ multi() { ucfg "$1" "$MULTI_MAPS${2:+ | $2}" --arg uid "$RL_UID" --arg gid "$RL_
 # ---------------------------------------------------------------------------------------------
 
 case_spec_rootless() {
+  known_fail crun  # crun 1.8.1's spec --rootless writes no maps (it makes them at create)
   ubundle spec true
   local c=$B/config.json
   assert_eq "0 $RL_UID 1" "$(jq -r '.linux.uidMappings[] | "\(.containerID) \(.hostID) \(.size)"' "$c")" "uidMappings"
@@ -167,6 +168,7 @@ case_spec_rootless() {
 tcase "spec --rootless as the user: own uid and gid, size 1, in a new user namespace" case_spec_rootless
 
 case_run_single_id() {
+  known_fail crun  # crun 1.8.1 adds the user's subordinate range to the gid map (newgidmap)
   ubundle single sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups
                         readlink /proc/self/ns/user; : >/data/made-inside'
   urun "$B"
@@ -261,6 +263,7 @@ case_range_not_granted() {
 tcase "a uid range /etc/subuid does not grant fails (control: the granted one runs)" case_range_not_granted
 
 case_limits_need_delegation() {
+  known_fail crun  # crun 1.8.1 runs it without the limit, silently
   ubundle lim true
   urun "$B"
   assert_rc 0 "control: without limits it runs, no cgroup"
@@ -273,6 +276,7 @@ case_limits_need_delegation() {
 tcase "limits without a delegated cgroup fail (control: none runs with a warning)" case_limits_need_delegation
 
 case_rootless_flag() {
+  known_fail crun  # crun 1.8.1 runs with --rootless false, without a cgroup
   ubundle flag true
   urun "$B" --rootless true
   assert_rc 0 "--rootless true"
@@ -287,6 +291,7 @@ case_rootless_flag() {
 tcase "--rootless true|auto run, false fails without a cgroup, a bad value fails" case_rootless_flag
 
 case_delegated_cgroup() {
+  known_fail crun  # under SHARNESS_HIDE_UNIFIED crun 1.8.1 wants the container's dir on the hidden v2 tree
   local d deleg=$CGPARENT/deleg-$CASENUM id=dg-$CASENUM pid n=0
   # Delegate: a cgroup per hierarchy owned by the user (cpuset's needs its cpus and mems first).
   for d in "$CGROOT"/*/; do
