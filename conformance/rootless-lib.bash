@@ -81,6 +81,16 @@ as_user() {
   runuser -u "$RL_USER" -- env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME="$RL_HOME" \
     USER="$RL_USER" LOGNAME="$RL_USER" XDG_RUNTIME_DIR="$RL_XDG" "$@"
 }
+# The user must reach the runtime and the shipped policies: a tree under a 0700 home (a clone in
+# /root) is not reachable, so then the suite uses copies in its temp dir (0755).
+if ! as_user test -x "$RUNTIME"; then
+  install -m 0755 "$RUNTIME" "$TMP/rt-$RUNTIME_NAME"
+  RUNTIME=$TMP/rt-$RUNTIME_NAME
+fi
+RL_POLICIES=$TMP/policies
+install -d -m 0755 "$RL_POLICIES"
+install -m 0644 "$SHARNESS_SOURCE_DIR"/policies/*.json "$RL_POLICIES/"
+
 # urt ARGS...: the runtime under test as the user, with its private --root.
 urt() { as_user timeout -k 5 "$RT_TIMEOUT" "$RUNTIME" "${RT_EXTRA[@]}" --root "$RL_ROOT" "$@"; }
 

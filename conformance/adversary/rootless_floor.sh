@@ -54,7 +54,7 @@ case_throwaway_uid() {
   ubundle eph sh -c 'echo "$SHARNESS_POLICY_ID"'
   control "$B"
   [ "$OURS" = 1 ] || return 0
-  urun "$B" --policy "$SHARNESS_SOURCE_DIR/policies/harsh.json"
+  urun "$B" --policy "$RL_POLICIES/harsh.json"
   assert_ne 0 "$RC" "harsh (a throwaway host uid) as an unprivileged caller"
   assert_contains "$ERR" "needs root: a throwaway host uid" "the refusal says why"
   assert_eq "" "$(urt list -q)" "containers left"

@@ -230,10 +230,10 @@ tcase "the default --root of an unprivileged user is under \$XDG_RUNTIME_DIR" ca
 
 case_policy_rootless() {
   ubundle pol sh -c 'echo "$SHARNESS_POLICY_ID"; id -u'
-  urun "$B" --policy "$SHARNESS_SOURCE_DIR/policies/baseline.json"
+  urun "$B" --policy "$RL_POLICIES/baseline.json"
   assert_rc 0 "baseline as $RL_USER"
   assert_eq $'baseline\n0' "$OUT" "policy id and uid inside"
-  urun "$B" --policy "$SHARNESS_SOURCE_DIR/policies/harsh.json"
+  urun "$B" --policy "$RL_POLICIES/harsh.json"
   assert_ne 0 "$RC" "harsh (a throwaway host uid) as $RL_USER"
   assert_contains "$ERR" 'needs root: a throwaway host uid' "the refusal says why"
   assert_eq "" "$(urt list -q)" "containers left"
