@@ -70,12 +70,12 @@ void print_help() {
   std::printf(
       "sharness-runtime: an OCI container runtime that holds hostile code in every bound Linux offers\n\n"
       "usage: sharness-runtime [global options] <command> [options] [arguments]\n\nglobal options:\n"
-      "  --root DIR           state directory (default /run/sharness)\n"
+      "  --root DIR           state directory (default /run/sharness; $XDG_RUNTIME_DIR/sharness if not root)\n"
       "  --log FILE           log file (default stderr)\n"
       "  --log-format FORMAT  text or json\n"
       "  --debug              debug logging\n"
       "  --systemd-cgroup     cgroupsPath is slice:prefix:name\n"
-      "  --rootless MODE      auto, true or false\n"
+      "  --rootless MODE      auto, true or false: whether a cgroup it may not write is only a warning\n"
       "  --policy NAME|PATH   the operator's policy: a floor every container gets\n"
       "  --config FILE        runtime config (default /etc/sharness/runtime.json)\n"
       "  --version, -v        print the version\n\ncommands:\n");
@@ -117,9 +117,14 @@ int main(int argc, char** argv) {
     return g->positional.empty() && !g->flag("help") ? 1 : 0;
   }
   sh::lifecycle::Globals globals;
-  globals.root = g->get("root", "/run/sharness");
+  globals.root = g->get("root", sh::lifecycle::default_state_root());
   globals.systemd_cgroup = g->flag("systemd-cgroup");
   globals.rootless = g->get("rootless", "auto");
+  if (globals.rootless != "auto" && globals.rootless != "true" && globals.rootless != "false") {
+    std::fprintf(stderr, "sharness-runtime: invalid value \"%s\" for --rootless: auto, true or false\n",
+                 globals.rootless.c_str());
+    return 1;
+  }
   globals.policy = g->get("policy");
   globals.config_path = g->get("config");
 

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "base/fault.hpp"
@@ -76,6 +77,52 @@ struct Cleanup {
     if (dir) (void)dir->remove();
   }
 };
+
+// The initial user namespace maps every id to itself: "0 0 4294967295".
+bool in_initial_userns() {
+  auto m = read_file("/proc/self/uid_map", 4096);
+  if (!m) return true;
+  std::string_view v = *m;
+  size_t nl = v.find('\n');
+  std::string line(v.substr(0, nl));
+  unsigned long a = 1, b = 1, n = 0;
+  return std::sscanf(line.c_str(), "%lu %lu %lu", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295ul &&
+         (nl == std::string_view::npos || v.substr(nl + 1).empty());
+}
+
+// --rootless true|false|auto, as runc has it: auto is rootless for a caller whose euid is not 0,
+// and for root in a user namespace other than the initial one with cgroupfs (rootless Podman runs
+// the runtime as 0 in its own user namespace). It decides only whether a cgroup the caller may
+// not write is a warning (id maps are written by what the caller may do, see ns::plan_id_maps).
+bool rootless(const Globals& g) {
+  if (g.rootless != "auto") return g.rootless == "true";
+  return ::geteuid() != 0 || (!g.systemd_cgroup && !in_initial_userns());
+}
+
+// Why an unwritable cgroup is an error although rootless: what asked for it.
+std::string rootless_cgroup_hint(const policy::Extension* ext) {
+  std::string why = ext && ext->wall_clock_seconds ? "policy " + ext->policy_id + " sets a wall clock"
+                                                   : "the config sets limits in linux.resources";
+  return " (rootless: " + why + ", which needs a cgroup this user may write: put cgroupsPath in a cgroup " +
+         "delegated to uid " + std::to_string(::geteuid()) + ")";
+}
+
+// What a policy cannot do for an unprivileged caller, refused before anything is made.
+Result<void> refuse_unprivileged(const policy::Extension& ext) {
+  if (::geteuid() == 0 && in_initial_userns()) return {};
+  std::string who = "policy " + ext.policy_id + ": ";
+  std::string uid = ::geteuid() ? " (the runtime runs as uid " + std::to_string(::geteuid()) + ")"
+                                : std::string(" (the runtime runs as root of a user namespace, not the host's)");
+  if (ext.ephemeral_uid)
+    return fail(who + "identity.uid \"ephemeral\" needs root: a throwaway host uid is claimed and switched to " +
+                "with CAP_SETUID over the host's ids, which an unprivileged user does not have" + uid);
+  if (ext.mesh && ext.mesh->active())
+    return fail(who + "edges need root: each component's key lives on a tmpfs mounted and chowned by the " +
+                "runtime in the host's namespaces" + uid);
+  if (ext.secrets)
+    return fail(who + "secrets need root: the KMS sidecar runs as its own host uid, apart from the workload" + uid);
+  return {};
+}
 
 // Every capability name must be known now: a typo fails create, not start. An ambient
 // capability the kernel will not raise is a warning here, and left out at start.
@@ -245,6 +292,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   const std::optional<oci::Resources> asked_resources = c.linux.resources;
   FloorIdentity fixed;
   auto ext = TRY(apply_policy(g, rc, c, fixed));
+  if (ext) TRYV(refuse_unprivileged(*ext));
   bool has_console = !o.console_socket.empty() || o.console_fd >= 0;
   if (c.process->terminal && !has_console)
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
@@ -333,11 +381,15 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     cleanup.cgroup.reset();  // create() removes what it made
     // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
     // unless the config asked for limits: those must never be dropped silently.
-    bool rootless = g.rootless == "true" || (g.rootless == "auto" && ::geteuid() != 0);
+    // A policy's wall clock is watched through the cgroup: it is never dropped either.
     bool perm = r.error().err == EACCES || r.error().err == EPERM || r.error().err == EROFS;
-    if (!rootless || !perm || (c.linux.resources && !no_limits(*c.linux.resources)))
-      return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path));
-    log::warn("rootless: no cgroup for container " + o.id + ": " + r.error().what());
+    if (!rootless(g) || !perm || (c.linux.resources && !no_limits(*c.linux.resources)) ||
+        (ext && ext->wall_clock_seconds))
+      return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path +
+                                              (rootless(g) && perm ? rootless_cgroup_hint(ext ? &*ext : nullptr)
+                                                                   : std::string())));
+    log::warn("rootless: no cgroup for container " + o.id + " (limits need a delegated cgroup): " +
+              r.error().what());
     has_cgroup = false;
     rec.cgroup_path.clear();
     TRYV(dir.save(rec));
@@ -426,7 +478,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   console.reset();
 
   if (plan.new_user())
-    TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings, g.rootless == "true"));
+    TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings));
   if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
 
   rec.pid = pid_t(pid);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/file.hpp"
@@ -183,11 +184,20 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   int sp[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("socketpair");
   Fd parent_sock(sp[0]), child_sock(sp[1]);
-  // pid and time namespaces apply to children: enter them here, right before clone3.
+  // pid and time namespaces apply to children: enter them here, right before clone3. An
+  // unprivileged runtime has CAP_SYS_ADMIN over them (their owner is the container's user
+  // namespace) only inside that user namespace: it joins it first, and the child inherits it.
+  if (::geteuid() != 0 && !j.joins.empty() && j.joins.front().flag == CLONE_NEWUSER &&
+      std::ranges::any_of(j.joins, [](const ns::Join& n) { return n.flag == CLONE_NEWPID || n.flag == CLONE_NEWTIME; })) {
+    if (::setns(j.joins.front().fd.get(), CLONE_NEWUSER) < 0) return sys_error("join namespace " + j.joins.front().path);
+    j.joins.erase(j.joins.begin());
+  }
   for (auto& n : j.joins)
     if ((n.flag == CLONE_NEWPID || n.flag == CLONE_NEWTIME) && ::setns(n.fd.get(), n.flag) < 0)
       return sys_error("join namespace " + n.path);
-  Fd cg_dir(TRY(cg.open_v2_dir()));
+  // A rootless container made without a cgroup (create's warning) has none to join.
+  bool has_cgroup = !rec.cgroup_path.empty();
+  Fd cg_dir(has_cgroup ? TRY(cg.open_v2_dir()) : -1);
   // Into a paused container the child freezes on joining the cgroup, until `resume`, which
   // needs this lock: everything is pinned by fds now, so let it go first.
   if (s == Status::paused) dir.unlock();
@@ -216,7 +226,7 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     ::waitpid(l.pid, nullptr, 0);
     return fail(std::move(e));
   };
-  if (!cg_dir)
+  if (!cg_dir && has_cgroup)
     if (auto r = cg.add_pid(l.pid); !r) return abort_child(std::move(r.error()).context("cgroup " + cgpath));
   if (auto r = sync::send(parent_sock.get(), sync::Msg::go); !r) return abort_child(r.error());
   auto m = sync::recv(parent_sock.get());

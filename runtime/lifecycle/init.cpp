@@ -117,6 +117,12 @@ Result<Prepared> setup(const InitContext& ctx) {
   const oci::Config& c = *ctx.config;
   const oci::Process& p = *c.process;
   std::string state_json = TRY(sync::expect(ctx.sync_fd, sync::Msg::go, "runtime")).payload;
+  // Never dumpable from here (no /proc/<pid>/exe or memory access from the container to a process
+  // that still holds runtime state), but only now: until `go` the runtime writes our uid_map and
+  // gid_map, and for an unprivileged runtime (and newuidmap, which checks the owner of
+  // /proc/<pid>) those files must still belong to the caller, which they stop doing once we are
+  // not dumpable. No container code has run yet.
+  ::prctl(PR_SET_DUMPABLE, 0);
   TRYV(join_namespaces(ctx));
   TRYV(become_root_in_userns(ctx));
   if (ctx.plan->has(CLONE_NEWUTS)) TRYV(setup_uts(c));
@@ -191,10 +197,8 @@ void init_main(const InitContext& ctx) {
   // or the lock outlives the runtime's command.
   if (ctx.state_dir_fd >= 0) ::close(ctx.state_dir_fd);
   for (int fd : ctx.host_fds) ::close(fd);
-  // Die with the runtime while it still sets us up; never be dumpable (no /proc/<pid>/exe
-  // or memory access from the container to a process that still holds runtime state).
+  // Die with the runtime while it still sets us up. Not dumpable from `go` on (setup()).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  ::prctl(PR_SET_DUMPABLE, 0);
   ::prctl(PR_SET_NAME, "sharness:[init]");
   auto prep = setup(ctx);
   if (!prep) die(ctx.sync_fd, prep.error());

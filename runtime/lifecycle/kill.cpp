@@ -51,7 +51,9 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   // "container not running" is the text containerd's shim matches to ignore the error.
   if (s == Status::creating || (s == Status::stopped && (!all || r.cgroup_path.empty())))
     return fail("cannot kill container " + id + ": container not running (it is " + status_name(s) + ")");
-  if (!all) return signal_init(r, sig);
+  // Without a cgroup (rootless, no delegation) there is no list of the container's processes:
+  // --all signals init, whose pid namespace takes the rest with it (never the root cgroup's).
+  if (!all || r.cgroup_path.empty()) return signal_init(r, sig);
   // --all also after init exited: what is left in the cgroup (no pid namespace) still goes.
   auto cg = TRY(cgroup_of(r));
   // A paused container only takes SIGKILL once thawed.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/fault.hpp"
 #include "base/file.hpp"
@@ -27,6 +28,12 @@ Result<void> mkdir_p(const std::string& path, mode_t mode) {
   return {};
 }
 }  // namespace
+
+std::string default_state_root() {
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  if (::geteuid() != 0 && xdg && xdg[0] == '/') return std::string(xdg) + "/sharness";
+  return "/run/sharness";
+}
 
 Result<void> validate_id(std::string_view id) {
   if (id.empty()) return fail("invalid container id: must not be empty");

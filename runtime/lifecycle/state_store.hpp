@@ -39,6 +39,10 @@ struct Record {
 std::string record_to_json(const Record& r);
 Result<Record> record_from_json(std::string_view text, const std::string& origin);
 
+// The default --root, as runc picks its own: $XDG_RUNTIME_DIR/sharness for a caller whose euid is
+// not 0 (when XDG_RUNTIME_DIR is set), else /run/sharness.
+std::string default_state_root();
+
 // Container ids: [A-Za-z0-9_+.-], 1..1024 chars, not "." or "..".
 Result<void> validate_id(std::string_view id);
 

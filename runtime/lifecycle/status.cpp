@@ -26,7 +26,7 @@ Status status_of(const Record& r) {
   if (!st || st->state == 'Z' || st->state == 'X' || st->start_time != r.start_time) return Status::stopped;
   if (!r.started && st->comm == "sharness:[init]") return Status::created;
   auto layout = cgroups::detect_layout();
-  if (layout) {
+  if (layout && !r.cgroup_path.empty()) {  // empty: rootless, made without a cgroup
     cgroups::Cgroup cg(*layout, r.cgroup_path);
     auto frozen = cg.is_frozen();
     if (frozen && *frozen) return Status::paused;

@@ -3,6 +3,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,9 +36,24 @@ struct Plan {
 // a namespace of the declared type: a path to anything else is refused.
 Result<Plan> plan(const oci::Config& c);
 
-// Write /proc/<pid>/uid_map and gid_map (and "deny" to setgroups first when asked).
+// How the maps of a new user namespace are written. With CAP_SETUID/CAP_SETGID over the host's
+// ids (euid 0) both are written directly. An unprivileged caller may write only its own id, size 1
+// (the gid only after "deny" to setgroups): such a map is written directly and any other goes
+// through the setuid newuidmap/newgidmap (Debian's uidmap), which allow what /etc/subuid and
+// /etc/subgid grant the caller. That is what runc and crun do.
+struct IdMapPlan {
+  bool deny_setgroups = false;  // "deny" to /proc/<pid>/setgroups before gid_map
+  bool uid_tool = false;        // newuidmap instead of a write of uid_map
+  bool gid_tool = false;        // newgidmap instead of a write of gid_map
+};
+IdMapPlan plan_id_maps(const std::vector<oci::IdMapping>& uids, const std::vector<oci::IdMapping>& gids,
+                       bool privileged, uint32_t euid, uint32_t egid);
+
+// Write /proc/<pid>/uid_map and gid_map as planned (for the caller's own euid and egid).
 Result<void> write_id_maps(pid_t pid, const std::vector<oci::IdMapping>& uids,
-                           const std::vector<oci::IdMapping>& gids, bool deny_setgroups);
+                           const std::vector<oci::IdMapping>& gids);
+// newuidmap/newgidmap's arguments after the pid ("0 100000 65536 ..."), for units.
+std::vector<std::string> map_tool_args(pid_t pid, const std::vector<oci::IdMapping>& m);
 // Format one map file's contents ("0 100000 65536\n"), for units.
 std::string format_id_map(const std::vector<oci::IdMapping>& m);
 
