@@ -233,7 +233,7 @@ BOOST_AUTO_TEST_CASE(grants_absent_on_the_floor_are_none) {
   r = intersect(fl, client, Grants{MeshGrants{true, true, true}, true});
   BOOST_TEST((r.secrets->vaults == std::vector<std::string>{"db"}));
   BOOST_TEST(r.secrets->ttl == 60u);
-  BOOST_TEST(*r.mesh.edges == *client.mesh.edges);  // the floor has no edges: added
+  BOOST_TEST((*r.mesh.edges == *client.mesh.edges));  // the floor has no edges: added
   // A client that says nothing keeps the floor's.
   r = intersect(fl, parse(R"("id": "c", "pids": {"limit": 2})"));
   BOOST_TEST(*r.mesh.role == "db");
