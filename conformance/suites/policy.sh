@@ -552,6 +552,7 @@ case_annotation_cannot_loosen() {
   create_in "$b" "$id"
   echo "harsh floor + baseline: rc $RC: $ERR"
   assert_ne 0 "$RC" "harsh floor + annotation baseline"
+  ERR=${ERR//\\\"/\"}  # the log line's msg="..." escapes quotes
   assert_contains "$ERR" 'annotation org.sharness.policy: policy "baseline" is looser than the floor (policy harsh): '
   assert_contains "$ERR" "bestEffort true (the floor's: false)"
   assert_contains "$ERR" "identity.capabilities [CAP_AUDIT_WRITE, CAP_CHOWN"
