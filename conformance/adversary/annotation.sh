@@ -216,7 +216,7 @@ case_exec() {
 case_tmpfs_and_binds() {
   local b
   installed
-  b=$(new_bundle b sh -c "[ -d /host$TMP ] && echo host-visible")
+  b=$(new_bundle b sh -c "if [ -d /host$TMP ]; then echo host-visible; fi")
   only_ours "$b" || return 0
   install hostview '"mounts": {"readonlyBinds": [{"source": "/", "destination": "/host"}], "tmpfs": [{"path": "/tmp", "size": "1GiB", "exec": true}]}'
   as_floor "$PDIR/hostview.json"
