@@ -28,18 +28,30 @@ std::vector<std::string> cap_meet(const std::vector<std::string>& config, const 
   return out;
 }
 
+// A policy's fixed uid or gid never makes a non-root user root: a config that asks for a
+// non-root id (a pod's runAsNonRoot) keeps it against a policy's 0, and says so in the bounds.
+void set_id(uint32_t& current, uint32_t policy_value, const char* what, Extension& ext) {
+  if (policy_value == 0 && current != 0) {
+    ext.bounds.push_back(Bound{std::string("the config's non-root ") + what + " " + std::to_string(current) +
+                                   " kept over the policy's " + what + " 0",
+                               true, kBeforeExecve, "a policy never turns a non-root user into root"});
+    return;
+  }
+  current = policy_value;
+}
+
 void apply_identity(const Identity& id, oci::Process& proc, Extension& ext) {
   if (id.uid) {
     if (id.uid->ephemeral) {
       ext.ephemeral_uid = true;  // the runtime allocates the uid at create
       ext.ephemeral_gid = !id.gid;  // and, unless the policy names a gid, uses it as the gid
     } else {
-      proc.user.uid = id.uid->value;
-      proc.user.gid = id.gid.value_or(id.uid->value);
+      set_id(proc.user.uid, id.uid->value, "uid", ext);
+      if (!id.gid) set_id(proc.user.gid, id.uid->value, "gid", ext);
     }
     proc.user.additional_gids.clear();  // supplementary groups would let the process past gid checks
   }
-  if (id.gid) proc.user.gid = *id.gid;
+  if (id.gid) set_id(proc.user.gid, *id.gid, "gid", ext);
   if (id.capabilities) {
     auto& c = proc.capabilities;
     // An absent bounding set keeps the runtime's own (all): the meet is the policy's list.

@@ -37,7 +37,7 @@ std::vector<std::string> join(const std::vector<std::string>& a, const std::vect
   return out;
 }
 
-// Two fixed uids that differ cannot both hold: a throwaway uid is stricter than either.
+// Two fixed ids that differ cannot both hold: a throwaway one is stricter than either.
 std::optional<Uid> meet_uid(const std::optional<Uid>& a, const std::optional<Uid>& b) {
   if (!a) return b;
   if (!b) return a;
@@ -45,14 +45,23 @@ std::optional<Uid> meet_uid(const std::optional<Uid>& a, const std::optional<Uid
   return a;
 }
 
+// The gid a side means: its own, else its uid's (a throwaway uid brings a throwaway gid).
+std::optional<Uid> effective_gid(const Identity& id) {
+  if (id.gid) return Uid{false, *id.gid};
+  return id.uid;
+}
+
 Identity meet_identity(const Identity& a, const Identity& b) {
   Identity out;
   out.uid = meet_uid(a.uid, b.uid);
-  if (a.gid && b.gid && *a.gid != *b.gid) {
-    out.gid.reset();  // conflict: fall back to gid = uid (a fresh one when ephemeral)
-    if (out.uid && !out.uid->ephemeral) out.uid = Uid{true, 0};
-  } else {
-    out.gid = a.gid ? a.gid : b.gid;
+  // The gids meet as the uids do, each side's gid being the one it means: a floor with a
+  // throwaway uid (and so a throwaway gid) keeps its fresh gid against a client's gid 0.
+  auto gid = meet_uid(effective_gid(a), effective_gid(b));
+  if (gid && gid->ephemeral) {
+    // A fresh gid follows a fresh uid (the runtime has no other way to pick one).
+    out.uid = Uid{true, 0};
+  } else if (gid && (a.gid || b.gid)) {
+    out.gid = gid->value;
   }
   out.capabilities = meet(a.capabilities, b.capabilities);
   out.no_new_privileges = a.no_new_privileges || b.no_new_privileges;
@@ -205,9 +214,14 @@ void meet_exec(const Policy& a, const Policy& b, Policy& out) {
 
 }  // namespace
 
-Policy intersect(const Policy& floor, const Policy& tighter) {
+Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_add) {
+  // The same document (a client naming the floor itself): the floor, with its own id and hash,
+  // which is exactly what is enforced.
+  if (!floor.hash.empty() && floor.hash == tighter.hash) return floor;
   Policy out;
-  out.id = floor.id == tighter.id ? floor.id : floor.id + "+" + tighter.id;
+  // Always both ids, even when they are the same: a client's file that carries the floor's id
+  // must not make a composition look like the floor.
+  out.id = floor.id + "+" + tighter.id;
   out.version = kFormatVersion;
   out.description = "intersection of " + floor.id + " and " + tighter.id;
   out.best_effort = floor.best_effort && tighter.best_effort;
@@ -222,15 +236,17 @@ Policy intersect(const Policy& floor, const Policy& tighter) {
   out.syscalls = meet_syscalls(floor.syscalls, tighter.syscalls);
   out.devices = meet(floor.devices, tighter.devices);
   out.mounts = meet_mounts(floor.mounts, tighter.mounts);
-  out.mesh = meet_mesh(floor.mesh, tighter.mesh);
+  out.mesh = meet_mesh(floor.mesh, tighter.mesh, may_add.mesh);
   out.files = meet_files(floor.files, tighter.files);
   out.ports = meet_ports(floor.ports, tighter.ports);
   out.scope = join_scope(floor.scope, tighter.scope);
   meet_exec(floor, tighter, out);
-  // A KMS only tightens: the lists intersected, the smaller ttl (absent = not constrained,
-  // as with edges). An empty list leaves nothing to ask for, and create refuses it.
+  // A KMS grants keys from the operator's vault: absent on the floor is none (unless the
+  // operator lets this policy add it), absent on the client is the floor's; both: the lists
+  // intersected, the smaller ttl. An empty list leaves nothing to ask for, and create refuses it.
   if (floor.secrets && tighter.secrets) out.secrets = hooks::intersect_secrets(*floor.secrets, *tighter.secrets);
-  else out.secrets = floor.secrets ? floor.secrets : tighter.secrets;
+  else if (floor.secrets) out.secrets = floor.secrets;
+  else if (may_add.secrets) out.secrets = tighter.secrets;
   // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
   auto canon = canonicalize(policy_to_json(out), "composed policy");
   out.hash = canon ? sha256_hex(*canon).value_or("") : "";

@@ -10,7 +10,10 @@
 // read-only binds); restrictions union (namespaces, masked and read-only paths); flags OR
 // (noNewPrivileges, readonlyRoot, bindsReadOnly); network takes the stricter (none <
 // loopback < host); the seccomp default action the harsher (kill > errno > log); bestEffort
-// ANDs (one side refusing to degrade is enough to refuse); role/edges/accepts: see mesh.hpp.
+// ANDs (one side refusing to degrade is enough to refuse). The sections that grant identity or
+// reach (role, edges, accepts, secrets, and the TCP ports edges and accepts add) are none
+// where the floor has none: a client only keeps what the floor grants too (mesh.hpp), unless
+// the operator lets that policy add the section (Grants). docs/policy.md has the table.
 // Landlock: files keep a right at a
 // path only where both grant it (the deeper of two nested rules, rights ANDed); ports
 // intersect per right; scopes union; exec keeps the pins (same path and hash) both allow.
@@ -24,10 +27,20 @@
 
 namespace sh::policy {
 
-// The policy that allows only what both allow. Its id is "floor+tighter" (or the common
-// id), its hash that of policy_to_json's canonical form. Symmetric in every rule except
-// the id's order and a uid conflict, which yields an ephemeral uid.
-Policy intersect(const Policy& floor, const Policy& tighter);
+// What the operator lets one installed policy add where the floor has nothing (the runtime
+// config's clientPolicies.<name>.mayAdd): only sections that grant identity or reach.
+struct Grants {
+  MeshGrants mesh;  // role, edges, accepts
+  bool secrets = false;
+  bool operator==(const Grants&) const = default;
+};
+
+// The policy that allows only what both allow. Its id is "floor+tighter", its hash that of
+// policy_to_json's canonical form; the same document twice (equal hashes) is that document.
+// Symmetric in every rule except the id's order, the grant sections (the floor's absence is
+// none, the client's absence the floor's value) and an id conflict, which yields an ephemeral
+// uid and gid.
+Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_add = {});
 
 // Tighten `c` by `p`, and fill `ext` (reset first) with what OCI cannot say:
 //  - process.user: the policy's uid/gid (gid defaults to the uid; additionalGids dropped);

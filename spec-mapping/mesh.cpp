@@ -111,31 +111,37 @@ void write_mesh_members(json::Writer& w, const Mesh& m) {
   }
 }
 
-Mesh meet_mesh(const Mesh& a, const Mesh& b) {
+namespace {
+// One section of a grant: both sides have it: `both`; only the floor: the floor's; only the
+// client: the client's if the operator lets it add this section; neither: none.
+template <class T, class F>
+std::optional<T> meet_grant(const std::optional<T>& floor, const std::optional<T>& client, bool add, F both) {
+  if (floor && client) return both(*floor, *client);
+  if (floor) return floor;
+  return add ? client : std::nullopt;
+}
+}  // namespace
+
+Mesh meet_mesh(const Mesh& floor, const Mesh& client, const MeshGrants& add) {
   Mesh out;
-  if (a.role && b.role && *a.role != *b.role) {
-    // Two identities cannot both hold: the container gets none, and with it no edge.
-    out.edges = std::vector<Edge>{};
-    return out;
-  }
-  out.role = a.role ? a.role : b.role;
-  if (a.edges && b.edges) {
-    out.edges.emplace();
-    for (const auto& e : *a.edges)
-      if (std::ranges::find(*b.edges, e) != b.edges->end()) out.edges->push_back(e);
-  } else {
-    out.edges = a.edges ? a.edges : b.edges;
-  }
-  if (a.accepts && b.accepts) {
-    Accepts acc = *a.accepts;
+  // Two identities cannot both hold: the container gets none, and with it nothing else.
+  out.role = meet_grant(floor.role, client.role, add.role,
+                        [](const std::string& f, const std::string& c) { return f == c ? std::optional(f) : std::nullopt; });
+  if (!out.role) return out;
+  out.edges = meet_grant(floor.edges, client.edges, add.edges, [](const std::vector<Edge>& f, const std::vector<Edge>& c) {
+    std::vector<Edge> kept;
+    for (const auto& e : f)
+      if (std::ranges::find(c, e) != c.end()) kept.push_back(e);
+    return std::optional(kept);
+  });
+  out.accepts = meet_grant(floor.accepts, client.accepts, add.accepts, [](const Accepts& f, const Accepts& c) {
+    Accepts acc = f;  // another transport or port: nobody is accepted
     acc.roles.clear();
-    if (a.accepts->tcp == b.accepts->tcp && a.accepts->port == b.accepts->port)
-      for (const auto& r : a.accepts->roles)
-        if (std::ranges::find(b.accepts->roles, r) != b.accepts->roles.end()) acc.roles.push_back(r);
-    out.accepts = std::move(acc);
-  } else {
-    out.accepts = a.accepts ? a.accepts : b.accepts;
-  }
+    if (f.tcp == c.tcp && f.port == c.port)
+      for (const auto& r : f.roles)
+        if (std::ranges::find(c.roles, r) != c.roles.end()) acc.roles.push_back(r);
+    return std::optional(acc);
+  });
   return out;
 }
 

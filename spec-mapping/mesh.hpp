@@ -48,7 +48,7 @@ struct Accepts {
 
 struct Mesh {
   std::optional<std::string> role;
-  std::optional<std::vector<Edge>> edges;  // absent: no restriction (composition); none opened
+  std::optional<std::vector<Edge>> edges;  // absent: none
   std::optional<Accepts> accepts;
   bool operator==(const Mesh&) const = default;
   // Does the container take part (has a role and something to do with it)?
@@ -60,9 +60,18 @@ Result<Mesh> parse_mesh(const json::Value& root);
 // Write "role", "edges", "accepts" members into an open object.
 void write_mesh_members(json::Writer& w, const Mesh& m);
 
-// Composition: only tightens. Roles must agree (a conflict leaves no role, no edges, nothing
-// accepted); edges and accepted roles intersect; absent means "no restriction".
-Mesh meet_mesh(const Mesh& a, const Mesh& b);
+// What a client's policy may add where the floor has none of it (the runtime config's
+// clientPolicies.<name>.mayAdd). Default: nothing.
+struct MeshGrants {
+  bool role = false, edges = false, accepts = false;
+  bool operator==(const MeshGrants&) const = default;
+};
+
+// Composition: only tightens. These sections grant identity and reach, so a section the floor
+// lacks is none, unless `add` lets the client's stand; one the client lacks is the floor's. Roles
+// must agree (a conflict leaves no role, no edges, nothing accepted); edges and accepted roles
+// intersect; without a role nothing else is kept.
+Mesh meet_mesh(const Mesh& floor, const Mesh& client, const MeshGrants& add = {});
 
 // The variable name of an edge's endpoint: SHARNESS_EDGE_<TO upper, '-' -> '_'>.
 std::string edge_env_name(const std::string& to);

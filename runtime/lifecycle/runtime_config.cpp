@@ -5,6 +5,7 @@
 #include "base/file.hpp"
 #include "base/json.hpp"
 #include "spec-mapping/compose.hpp"
+#include "spec-mapping/no_looser.hpp"
 
 namespace sh::lifecycle {
 
@@ -19,13 +20,38 @@ bool is_plain_name(const std::string& n) {
       return false;
   return true;
 }
+// "clientPolicies": {"NAME": {"mayAdd": ["role", "edges", "accepts", "secrets"]}, ...}
+Result<std::map<std::string, policy::Grants>> parse_client_policies(const json::Value& v) {
+  TRYV(v.expect_object());
+  std::map<std::string, policy::Grants> out;
+  TRYV(v.each_member([&](std::string_view name, const json::Value& entry) -> Result<void> {
+    if (!is_plain_name(std::string(name)) || name.ends_with(".json"))
+      return fail(entry.path() + ": not a policy name (the name of NAME.json in policyDirs, without .json)");
+    TRYV(entry.only_keys({"mayAdd"}));
+    policy::Grants g;
+    if (auto add = entry.get("mayAdd"))
+      TRYV(add->each_item([&](size_t, const json::Value& it) -> Result<void> {
+        std::string s = TRY(it.as_string());
+        bool* flag = s == "role" ? &g.mesh.role : s == "edges" ? &g.mesh.edges : s == "accepts" ? &g.mesh.accepts
+                   : s == "secrets" ? &g.secrets : nullptr;
+        if (!flag)
+          return fail(it.path() + ": \"" + s + "\" is not a section a client policy may add (role, edges, accepts, secrets)");
+        *flag = true;
+        return {};
+      }));
+    out.emplace(std::string(name), g);
+    return {};
+  }));
+  return out;
+}
+
 }  // namespace
 
 Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::string& origin) {
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
   TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges",
-                               "seccompCache"}));
+                               "seccompCache", "clientPolicies"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -49,6 +75,7 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
     TRYV(e->only_keys({"leafSeconds"}));
     if (auto l = e->get("leafSeconds")) rc.leaf_seconds = TRY(l->as_int_in(10, 30 * 24 * 3600));
   }
+  if (auto cp = root.get("clientPolicies")) rc.client_policies = TRY(parse_client_policies(*cp));
   if (auto u = root.get("ephemeralUids")) {
     TRYV(u->only_keys({"first", "count"}));
     if (auto f = u->get("first")) rc.ephemeral_first = uint32_t(TRY(f->as_int_in(1000, 4000000000LL)));
@@ -81,8 +108,36 @@ Result<policy::Policy> load_named_policy(const RuntimeConfig& rc, const std::str
     struct stat st;
     if (::stat(path.c_str(), &st) == 0) return policy::load_policy(path);
   }
-  return fail("policy \"" + name + "\": not found in the policy directories");
+  std::string dirs;
+  for (auto& dir : rc.policy_dirs) dirs += (dirs.empty() ? "" : ", ") + dir;
+  return fail("policy \"" + name + "\": not found in the policy directories (" + dirs + ")");
 }
+
+namespace {
+// The policy a client names: a plain name of an installed file, one clientPolicies allows,
+// whose id is its name (so that state and SHARNESS_POLICY_ID say which file runs).
+Result<policy::Policy> client_policy(const RuntimeConfig& rc, const std::string& value, policy::Grants& grants) {
+  if (value.empty()) return fail("\"\": empty (name an installed policy, or leave the annotation out)");
+  if (!is_plain_name(value))
+    return fail("\"" + value + "\" is not a policy name (a client names an installed policy, never a path)");
+  std::string name = value.size() > 5 && value.ends_with(".json") ? value.substr(0, value.size() - 5) : value;
+  if (rc.client_policies) {
+    auto it = rc.client_policies->find(name);
+    if (it == rc.client_policies->end()) {
+      std::string names;
+      for (const auto& [n, g] : *rc.client_policies) names += (names.empty() ? "" : ", ") + n;
+      return fail("policy \"" + name + "\" is not one a client may name (the runtime config's clientPolicies: " +
+                  (names.empty() ? "none" : names) + ")");
+    }
+    grants = it->second;
+  }
+  auto p = TRY(load_named_policy(rc, name));
+  if (p.id != name)
+    return fail("policy \"" + name + "\" has the id \"" + p.id +
+                "\": a policy a client names must carry its file's name as its id");
+  return p;
+}
+}  // namespace
 
 Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, const std::string& operator_policy,
                                                     const oci::Config& c) {
@@ -91,13 +146,20 @@ Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, con
   if (!name.empty()) floor = TRYC("operator policy", load_named_policy(rc, name));
   auto it = c.annotations.find(kAnnotation);
   if (it == c.annotations.end()) return floor;
-  // The client's choice: a name only, looked up where the operator installed policies.
-  if (!is_plain_name(it->second))
-    return fail("annotation " + std::string(kAnnotation) + ": \"" + it->second +
-                "\" is not a policy name (a client names an installed policy, never a path)");
-  auto client = TRYC("annotation " + std::string(kAnnotation), load_named_policy(rc, it->second));
+  // The client's choice: a name only, looked up where the operator installed policies, no
+  // looser than the floor in any section it states.
+  const std::string where = "annotation " + std::string(kAnnotation);
+  policy::Grants grants;
+  auto client = TRYC(where, client_policy(rc, it->second, grants));
+  auto looser = policy::looser_sections(floor ? &*floor : nullptr, client, grants);
+  if (!looser.empty()) {
+    std::string why;
+    for (const auto& l : looser) why += (why.empty() ? "" : "; ") + policy::describe(l);
+    return fail(where + ": policy \"" + client.id + "\" is looser than the floor (" +
+                (floor ? "policy " + floor->id : std::string("none, which grants no identity or reach")) + "): " + why);
+  }
   if (!floor) return std::optional<policy::Policy>(std::move(client));
-  return std::optional<policy::Policy>(policy::intersect(*floor, client));
+  return std::optional<policy::Policy>(policy::intersect(*floor, client, grants));
 }
 
 }  // namespace sh::lifecycle

@@ -1,18 +1,24 @@
 // The operator's runtime configuration (/etc/sharness/runtime.json, or --config):
 //   {"policyDirs": ["/etc/sharness/policies"], "defaultPolicy": "baseline",
 //    "ephemeralUids": {"first": 2000000000, "count": 65536}, "caDir": "/etc/sharness/ca",
-//    "edges": {"leafSeconds": 86400}}
+//    "edges": {"leafSeconds": 86400},
+//    "clientPolicies": {"db": {"mayAdd": ["role", "accepts", "secrets"]}, "strict": {}}}
 // and the choice of a container's policy at create: the operator's floor (--policy, or
 // defaultPolicy) intersected with the policy a client names in the annotation
 // org.sharness.policy. The annotation names a file in policyDirs, never a path: a client
-// picks among what the operator installed, and can only tighten the floor.
+// picks among what the operator installed (only those clientPolicies lists, when it is
+// there), and can only tighten the floor: a policy looser than the floor in any section it
+// states is refused, and one that grants identity or reach (role, edges, accepts, secrets)
+// the floor does not have is refused unless its mayAdd lists that section.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/error.hpp"
 #include "oci/config.hpp"
+#include "spec-mapping/compose.hpp"
 #include "spec-mapping/policy.hpp"
 
 namespace sh::lifecycle {
@@ -34,6 +40,9 @@ struct RuntimeConfig {
   std::string kms_cgroup_parent = "/sharness-kms";
   // "seccompCache": false turns off the compiled-filter cache (runtime/linux/seccomp_cache.hpp).
   bool seccomp_cache = true;
+  // "clientPolicies": the installed policies a client may name, each with the grant sections it
+  // may add where the floor has none. Absent: any installed policy, adding none.
+  std::optional<std::map<std::string, policy::Grants>> client_policies;
 };
 
 // Where the certificate authority lives: caDir, else <state root>/.ca.

@@ -122,6 +122,32 @@ BOOST_AUTO_TEST_CASE(user_and_capabilities) {
   BOOST_TEST(proc.no_new_privileges);
 }
 
+// A policy's fixed uid 0 never turns a non-root config user into root (a pod with
+// runAsNonRoot): the config's non-root uid and gid are kept, and the bounds say so.
+BOOST_AUTO_TEST_CASE(a_policy_uid_0_keeps_a_non_root_user) {
+  const char* nonroot = R"({"process": {"args": ["sh"], "user": {"uid": 1000, "gid": 1000, "additionalGids": [0]}}})";
+  auto a = apply(parse(R"("id": "root", "identity": {"uid": 0})"), nonroot);
+  BOOST_TEST(a.c.process->user.uid == 1000u);
+  BOOST_TEST(a.c.process->user.gid == 1000u);
+  BOOST_TEST(a.c.process->user.additional_gids.empty());  // still dropped
+  auto kept = [](const Applied& x, const std::string& what) {
+    return std::ranges::any_of(x.ext.bounds, [&](const Bound& b) { return b.mechanism.find(what) != std::string::npos; });
+  };
+  BOOST_TEST(kept(a, "the config's non-root uid 1000 kept over the policy's uid 0"));
+  BOOST_TEST(kept(a, "the config's non-root gid 1000 kept over the policy's gid 0"));
+  // An explicit gid 0: the same.
+  auto g = apply(parse(R"("id": "g", "identity": {"uid": 2000, "gid": 0})"), nonroot);
+  BOOST_TEST(g.c.process->user.uid == 2000u);
+  BOOST_TEST(g.c.process->user.gid == 1000u);
+  // A root config user takes the policy's uid 0, and any non-root uid replaces the config's.
+  auto r = apply(parse(R"("id": "root", "identity": {"uid": 0})"));
+  BOOST_TEST(r.c.process->user.uid == 0u);
+  BOOST_TEST(!kept(r, "kept over"));
+  auto n = apply(parse(R"("id": "n", "identity": {"uid": 3000})"), nonroot);
+  BOOST_TEST(n.c.process->user.uid == 3000u);
+  BOOST_TEST(n.c.process->user.gid == 3000u);
+}
+
 BOOST_AUTO_TEST_CASE(absent_bounding_set_becomes_the_policy_list) {
   auto a = apply(parse(R"("id": "p", "identity": {"capabilities": []})"), R"({"process": {"args": ["sh"]}})");
   BOOST_REQUIRE(a.c.process->capabilities.bounding);

@@ -6,6 +6,7 @@
 
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/compose.hpp"
+#include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 
 using namespace sh;
@@ -29,8 +30,9 @@ const char* kFloor = R"("id": "floor",
   "mounts": {"readonlyRoot": true, "tmpfs": [{"path": "/tmp", "size": "64MiB"}, {"path": "/run"}],
              "readonlyBinds": [{"source": "/srv", "destination": "/srv"}], "maskedPaths": ["/proc/kcore"]})";
 
-// Does `a` allow no more than `b`, field by field? (What "only tightens" means.)
-void expect_no_looser(const Policy& a, const Policy& b) {
+// Does `a` allow no more than `b`, field by field? (What "only tightens" means.) The grant
+// sections are checked against the floor only: a client's absence there keeps the floor's.
+void expect_no_looser(const Policy& a, const Policy& b, bool b_is_floor = true) {
   auto le = [](const auto& x, const auto& y) { return !y || (x && *x <= *y); };  // absent = unlimited
   BOOST_TEST(le(a.memory ? a.memory->limit : std::nullopt, b.memory ? b.memory->limit : std::nullopt));
   BOOST_TEST(le(a.memory ? a.memory->address_space : std::nullopt, b.memory ? b.memory->address_space : std::nullopt));
@@ -67,6 +69,24 @@ void expect_no_looser(const Policy& a, const Policy& b) {
     BOOST_TEST(std::ranges::count_if(b.mounts.tmpfs, [&](const Tmpfs& x) { return x.path == t.path; }) == 1);
   if (b.identity.uid && !b.identity.uid->ephemeral)
     BOOST_TEST((a.identity.uid && (a.identity.uid->ephemeral || *a.identity.uid == *b.identity.uid)));
+  if (b.identity.uid && b.identity.uid->ephemeral) {
+    BOOST_TEST((a.identity.uid && a.identity.uid->ephemeral));
+    BOOST_TEST((!a.identity.gid || a.identity.gid == b.identity.gid));  // a fresh gid stays fresh
+  }
+  if (!b_is_floor) return;
+  // The grant sections: nothing b lacks, no more than b has (absent on b is none).
+  BOOST_TEST((!a.mesh.role || a.mesh.role == b.mesh.role));
+  if (a.mesh.edges)
+    for (const auto& e : *a.mesh.edges) BOOST_TEST((b.mesh.edges && std::ranges::count(*b.mesh.edges, e) == 1));
+  if (a.mesh.accepts) {
+    BOOST_REQUIRE(b.mesh.accepts);
+    for (const auto& r : a.mesh.accepts->roles) BOOST_TEST(std::ranges::count(b.mesh.accepts->roles, r) == 1);
+  }
+  if (a.secrets) {
+    BOOST_REQUIRE(b.secrets);
+    for (const auto& v : a.secrets->vaults) BOOST_TEST(std::ranges::count(b.secrets->vaults, v) == 1);
+    BOOST_TEST(a.secrets->ttl <= b.secrets->ttl);
+  }
 }
 
 }  // namespace
@@ -165,6 +185,79 @@ BOOST_AUTO_TEST_CASE(uid_conflicts_yield_an_ephemeral_uid) {
   BOOST_TEST(intersect(uid("1000"), uid("0")).identity.uid->ephemeral);  // a client cannot ask for root
   BOOST_TEST(intersect(uid("\"ephemeral\""), uid("1000")).identity.uid->ephemeral);
   BOOST_TEST(intersect(uid("1000"), parse(R"("id": "x")")).identity.uid->value == 1000u);
+  // gids meet as the gids each side means (its own, else its uid's): a throwaway uid brings a
+  // throwaway gid, which a client's gid 0 cannot replace.
+  auto id = [](const std::string& v) { return parse(R"("id": "u", "identity": )" + v); };
+  Policy r = intersect(uid("\"ephemeral\""), id(R"({"gid": 0})"));
+  BOOST_TEST(r.identity.uid->ephemeral);
+  BOOST_TEST(!r.identity.gid);  // follows the throwaway uid
+  r = intersect(uid("1000"), id(R"({"gid": 0})"));
+  BOOST_TEST(r.identity.uid->ephemeral);  // gid 1000 against 0: neither
+  BOOST_TEST(!r.identity.gid);
+  r = intersect(uid("1000"), id(R"({"gid": 1000})"));
+  BOOST_TEST(r.identity.uid->value == 1000u);
+  BOOST_TEST(*r.identity.gid == 1000u);
+  r = intersect(id(R"({"uid": "ephemeral", "gid": 5})"), parse(R"("id": "x")"));
+  BOOST_TEST(r.identity.uid->ephemeral);
+  BOOST_TEST(*r.identity.gid == 5u);
+  r = intersect(parse(R"("id": "x")"), id(R"({"gid": 7})"));
+  BOOST_TEST(!r.identity.uid);
+  BOOST_TEST(*r.identity.gid == 7u);
+}
+
+// role, edges, accepts and secrets grant identity and reach: absent on the floor is none.
+BOOST_AUTO_TEST_CASE(grants_absent_on_the_floor_are_none) {
+  Policy floor = parse(kFloor);
+  const char* kGrants = R"("id": "db", "role": "db", "network": "loopback",
+      "edges": [{"to": "vault", "over": "tcp", "port": 8200}], "accepts": {"roles": ["app"], "over": "unix"},
+      "secrets": {"vaults": ["db"], "hosts": ["db.internal"], "operations": ["read"], "ttl": 600})";
+  Policy client = parse(kGrants);
+  Policy r = intersect(floor, client);
+  BOOST_TEST(!r.mesh.role);
+  BOOST_TEST(!r.mesh.edges);
+  BOOST_TEST(!r.mesh.accepts);
+  BOOST_TEST(!r.secrets);
+  // The operator may let this policy add them where the floor has none: then they are its own.
+  r = intersect(floor, client, Grants{MeshGrants{true, true, true}, true});
+  BOOST_TEST(*r.mesh.role == "db");
+  BOOST_TEST((*r.mesh.edges == *client.mesh.edges));
+  BOOST_TEST((*r.mesh.accepts == *client.mesh.accepts));
+  BOOST_TEST((*r.secrets == *client.secrets));
+  r = intersect(floor, client, Grants{MeshGrants{true, false, false}, false});
+  BOOST_TEST(*r.mesh.role == "db");
+  BOOST_TEST(!r.mesh.edges);
+  BOOST_TEST(!r.secrets);
+  // Where the floor has them, they intersect, grants or not.
+  Policy fl = parse(R"("id": "f", "role": "db", "secrets": {"vaults": ["db", "web"], "hosts": ["db.internal"],
+      "operations": ["read"], "ttl": 60})");
+  r = intersect(fl, client, Grants{MeshGrants{true, true, true}, true});
+  BOOST_TEST((r.secrets->vaults == std::vector<std::string>{"db"}));
+  BOOST_TEST(r.secrets->ttl == 60u);
+  BOOST_TEST((*r.mesh.edges == *client.mesh.edges));  // the floor has no edges: added
+  // A client that says nothing keeps the floor's.
+  r = intersect(fl, parse(R"("id": "c", "pids": {"limit": 2})"));
+  BOOST_TEST(*r.mesh.role == "db");
+  BOOST_TEST((*r.secrets == *fl.secrets));
+}
+
+// The ports edges add to Landlock's port rules follow the edges composition kept: a client's
+// TCP edge the floor lacks adds no port to the floor's ports section.
+BOOST_AUTO_TEST_CASE(edge_ports_follow_the_composed_edges) {
+  Policy floor = parse(R"("id": "f", "role": "app", "network": "loopback", "ports": {"connect": [443]})");
+  Policy client = parse(R"("id": "c", "role": "app", "network": "loopback",
+      "edges": [{"to": "db", "over": "tcp", "port": 15432}], "accepts": {"roles": ["x"], "over": "tcp", "port": 22})");
+  Policy r = intersect(floor, client);
+  auto ll = landlock_block(r);
+  BOOST_REQUIRE(ll);
+  for (const auto& rule : ll->net_port)
+    for (auto port : rule.ports) BOOST_TEST((port == 443), "port " << port << " in the composed Landlock rules");
+  // Granted by the operator: the ports come with the edges.
+  r = intersect(floor, client, Grants{MeshGrants{false, true, true}, false});
+  ll = landlock_block(r);
+  std::vector<uint64_t> ports;
+  for (const auto& rule : ll->net_port) ports.insert(ports.end(), rule.ports.begin(), rule.ports.end());
+  BOOST_TEST(std::ranges::count(ports, 15432) == 1);
+  BOOST_TEST(std::ranges::count(ports, 22) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(id_and_hash_of_the_composition) {
@@ -172,6 +265,16 @@ BOOST_AUTO_TEST_CASE(id_and_hash_of_the_composition) {
   Policy client = parse(R"("id": "client", "pids": {"limit": 8})");
   Policy r = intersect(floor, client);
   BOOST_TEST(r.id == "floor+client");
+  // The same document twice is that document: its own id and hash, exactly what is enforced.
+  Policy same = intersect(floor, parse(kFloor));
+  BOOST_TEST(same.id == "floor");
+  BOOST_TEST(same.hash == floor.hash);
+  // Another document with the floor's id does not pass for the floor.
+  Policy twin = parse(std::string(kFloor) + R"(, "description": "another file")");
+  BOOST_REQUIRE(twin.id == "floor");
+  Policy t = intersect(floor, twin);
+  BOOST_TEST(t.id == "floor+floor");
+  BOOST_TEST(t.hash != floor.hash);
   BOOST_TEST(r.hash.size() == 64u);
   BOOST_TEST(r.hash == *policy_hash(policy_to_json(r)));
   BOOST_TEST(r.hash != floor.hash);
@@ -197,13 +300,16 @@ BOOST_AUTO_TEST_CASE(a_second_policy_cannot_loosen_the_floor) {
       R"("id": "c4", "network": "none", "pids": {"fork": false}, "memory": {"limit": "4MiB"},
          "syscalls": {"defaultAction": "kill", "allow": ["read"]}, "devices": [], "identity": {"capabilities": []},
          "namespaces": ["user", "cgroup"])",
+      R"("id": "c5", "role": "db", "network": "loopback", "identity": {"gid": 0},
+         "edges": [{"to": "vault", "over": "tcp", "port": 8200}], "accepts": {"roles": ["app"], "over": "unix"},
+         "secrets": {"vaults": ["db"], "hosts": ["db.internal"], "operations": ["read"], "ttl": 600})",
   };
   for (const char* c : clients) {
     Policy client = parse(c);
     BOOST_TEST_CONTEXT(client.id) {
       expect_no_looser(intersect(floor, client), floor);
-      expect_no_looser(intersect(floor, client), client);
-      expect_no_looser(intersect(client, floor), floor);
+      expect_no_looser(intersect(floor, client), client, false);
+      expect_no_looser(intersect(client, floor), floor, false);
     }
   }
 }

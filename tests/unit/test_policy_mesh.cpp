@@ -79,9 +79,38 @@ BOOST_AUTO_TEST_CASE(bad_sections_name_the_path) {
 BOOST_AUTO_TEST_CASE(composition_only_tightens) {
   Policy app = parse(kApp);
   Policy none = parse("");
-  // A floor that says nothing about edges leaves the client's.
+  // A floor that says nothing about role, edges or accepts grants none of them: the client's
+  // go (they grant identity and reach; absence on the floor is none, not "no restriction").
   Policy m = intersect(none, app);
+  BOOST_TEST(!m.mesh.role);
+  BOOST_TEST(!m.mesh.edges);
+  BOOST_TEST(!m.mesh.active());
+  Policy db = parse(kDb);
+  m = intersect(none, db);
+  BOOST_TEST(!m.mesh.role);
+  BOOST_TEST(!m.mesh.accepts);
+  // Unless the operator lets this policy add them (clientPolicies.<name>.mayAdd), section by section.
+  m = intersect(none, app, Grants{MeshGrants{true, true, true}, false});
   BOOST_TEST((m.mesh == app.mesh));
+  m = intersect(none, app, Grants{MeshGrants{true, false, false}, false});
+  BOOST_TEST(*m.mesh.role == "app");
+  BOOST_TEST(!m.mesh.edges);  // the role, but not the edges
+  m = intersect(none, db, Grants{MeshGrants{false, true, true}, false});
+  BOOST_TEST(!m.mesh.role);  // edges and accepts without a role: nothing
+  BOOST_TEST(!m.mesh.accepts);
+  // A client that says nothing about them keeps the floor's.
+  m = intersect(app, none);
+  BOOST_TEST((m.mesh == app.mesh));
+  // A client's edge the floor lacks is dropped, even with the same role.
+  Policy app_more = parse(R"("role": "app", "edges": [{"to": "db", "over": "unix"}, {"to": "vault", "over": "unix"}])");
+  m = intersect(parse(R"("role": "app", "edges": [{"to": "db", "over": "unix"}])"), app_more);
+  BOOST_REQUIRE(m.mesh.edges);
+  BOOST_TEST(m.mesh.edges->size() == 1u);
+  BOOST_TEST((*m.mesh.edges)[0].to == "db");
+  // A floor with a role but no edges: none, whatever the client lists.
+  m = intersect(parse(R"("role": "app")"), app);
+  BOOST_TEST(*m.mesh.role == "app");
+  BOOST_TEST(!m.mesh.edges);
   // Edges intersect.
   Policy only_db = parse(R"("role": "app", "edges": [{"to": "db", "over": "unix"}])");
   m = intersect(app, only_db);

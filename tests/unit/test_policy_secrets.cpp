@@ -66,11 +66,15 @@ BOOST_AUTO_TEST_CASE(composition_only_tightens) {
   BOOST_TEST(r.secrets->hosts == (std::vector<std::string>{"b.example"}), boost::test_tools::per_element());
   BOOST_TEST(r.secrets->operations == (std::vector<std::string>{"derive"}), boost::test_tools::per_element());
   BOOST_TEST(r.secrets->ttl == 600u);
-  // Symmetric, and a side without the section leaves the other's as it is.
+  // Symmetric when both have it. A client without the section keeps the floor's; a floor
+  // without it grants none (keys from the operator's vault are a grant), unless the operator
+  // lets this policy add it.
   BOOST_TEST((intersect(client, floor).secrets->hosts == r.secrets->hosts));
   auto none = *parse_policy(R"({"id": "n", "version": 1})");
   BOOST_TEST(!intersect(none, none).secrets);
-  BOOST_TEST((intersect(none, floor).secrets == floor.secrets));
+  BOOST_TEST((intersect(floor, none).secrets == floor.secrets));
+  BOOST_TEST(!intersect(none, floor).secrets);
+  BOOST_TEST((intersect(none, floor, Grants{{}, true}).secrets == floor.secrets));
   // Disjoint: nothing left to ask for (create refuses it).
   auto disjoint = parse("d", R"({"vaults": ["zzz"], "hosts": ["a.example"], "operations": ["derive"], "ttl": 5})");
   BOOST_TEST(intersect(floor, disjoint).secrets->vaults.empty());
