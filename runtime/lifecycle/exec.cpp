@@ -132,6 +132,8 @@ Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o
     }
   }
   if (o.no_new_privs) p.no_new_privileges = true;
+  if (!o.apparmor.empty()) p.apparmor_profile = o.apparmor;
+  TRYV(keep_container_lsm(base, p));
   if (p.cwd.empty() || p.cwd[0] != '/') return fail("exec: cwd \"" + p.cwd + "\" must be an absolute path");
   return p;
 }
