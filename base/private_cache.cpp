@@ -85,7 +85,9 @@ void prune_private(int dir, const CacheBounds& b) {
     entries.push_back({std::move(name), st.st_mtim, uint64_t(st.st_size)});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
-    return x.mtime.tv_sec != y.mtime.tv_sec ? x.mtime.tv_sec < y.mtime.tv_sec : x.mtime.tv_nsec < y.mtime.tv_nsec;
+    if (x.mtime.tv_sec != y.mtime.tv_sec) return x.mtime.tv_sec < y.mtime.tv_sec;
+    if (x.mtime.tv_nsec != y.mtime.tv_nsec) return x.mtime.tv_nsec < y.mtime.tv_nsec;
+    return x.name < y.name;  // one order whoever prunes
   });
   uint64_t bytes = 0;
   for (auto& e : entries) bytes += e.size;

@@ -128,16 +128,18 @@ case_selinux_label_in_exec() {
 # (earlier clients, each with its own profile: 9.4 MiB) and a client that varies its profile
 # again. Held: at most 256 entries and 8 MiB remain, the oldest pruned, the client's new ones kept.
 case_seccomp_cache_filled() {
-  local b i dir n bytes mine
+  local b i dir n bytes mine now f
   b=$(new_bundle b sh -c 'echo ran') || return 1
   [ "$OURS" = 1 ] || { run_in "$b"; assert_run_ok "control: runs ($ERR)"; return; }
   dir=$STATE/.cache/seccomp
   mkdir -p "$dir" && chmod 0700 "$STATE/.cache" "$dir"
+  now=$(date +%s)
   for ((i = 0; i < 300; i++)); do
-    head -c 32768 /dev/zero >"$dir/$(printf '%064x' "$i").bpf"
+    f=$dir/$(printf '%064x' "$i").bpf
+    head -c 32768 /dev/zero >"$f"
+    touch -d "@$((now - 3600 + i))" "$f"  # written an hour ago, entry 0 first
   done
   chmod 0600 "$dir"/*.bpf
-  touch -d '-1 hour' "$dir"/*.bpf
   for ((i = 0; i < 3; i++)); do
     cfg "$b" '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["acct"], "action": "SCMP_ACT_ERRNO", "errnoRet": $e}]}' \
       --argjson e $((2000 + 10 * CASENUM + i))
