@@ -1,10 +1,17 @@
 #include "base/private_cache.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 #include "base/file.hpp"
+#include "base/log.hpp"
 
 namespace sh {
 namespace {
@@ -51,6 +58,50 @@ Result<void> write_private(int dir, const std::string& name, std::string_view da
   if (r && ::renameat(dir, tmp.c_str(), dir, name.c_str()) < 0) r = sys_error("rename " + tmp + " to " + name);
   if (!r) ::unlinkat(dir, tmp.c_str(), 0);
   return r;
+}
+
+void prune_private(int dir, const CacheBounds& b) {
+  struct Entry {
+    std::string name;
+    struct timespec mtime;
+    uint64_t size;
+  };
+  Fd d(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* ds = d ? ::fdopendir(d.get()) : nullptr;
+  if (!ds) return log::debug("cache: not pruned: cannot list it");
+  d.release();
+  struct timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  std::vector<Entry> entries;
+  while (auto* e = ::readdir(ds)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (::fstatat(::dirfd(ds), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode)) continue;
+    if (name[0] == '.' && name.ends_with(".tmp") && now.tv_sec - st.st_mtim.tv_sec > 60) {
+      ::unlinkat(::dirfd(ds), name.c_str(), 0);  // its writer is gone
+      continue;
+    }
+    entries.push_back({std::move(name), st.st_mtim, uint64_t(st.st_size)});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+    if (x.mtime.tv_sec != y.mtime.tv_sec) return x.mtime.tv_sec < y.mtime.tv_sec;
+    if (x.mtime.tv_nsec != y.mtime.tv_nsec) return x.mtime.tv_nsec < y.mtime.tv_nsec;
+    return x.name < y.name;  // one order whoever prunes
+  });
+  uint64_t bytes = 0;
+  for (auto& e : entries) bytes += e.size;
+  size_t count = entries.size();
+  for (auto& e : entries) {
+    if (count <= b.max_entries && bytes <= b.max_bytes) break;
+    if (::unlinkat(::dirfd(ds), e.name.c_str(), 0) < 0 && errno != ENOENT) {
+      log::debug("cache: prune " + e.name + ": " + std::strerror(errno));
+      continue;
+    }
+    --count;
+    bytes -= e.size;
+  }
+  ::closedir(ds);
 }
 
 }  // namespace sh

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <poll.h>
+#include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -41,27 +42,40 @@ void handle(Gate& g, int fd, uint64_t n) {
     req.append(buf, static_cast<size_t>(r));
     if (req.size() > kMaxMessage) return log("request longer than " + std::to_string(kMaxMessage) + " bytes, dropped");
   }
-  auto thaw = g.freezer.set(false);
-  if (!thaw) return log("thaw: " + thaw.error().what());
-  std::string resp;
-  bool sent = ::send(g.chan, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
-  if (sent) {
-    struct pollfd p{g.chan, POLLIN, 0};
-    if (::poll(&p, 1, 5000) == 1 && (p.revents & POLLIN)) {
-      ssize_t got = ::recv(g.chan, buf, sizeof buf, 0);
-      if (got > 0) resp.assign(buf, static_cast<size_t>(got));
-    }
-  }
-  auto freeze = g.freezer.set(true);
-  if (!freeze) return log("freeze: " + freeze.error().what());
-  if (resp.empty()) return log("no answer from the worker");
-  log("served; thaw " + ms(*thaw) + " ms, freeze " + ms(*freeze) + " ms");
+  auto fw = forward(g, req);
+  if (!fw) return log(fw.error().what());
+  if (fw->response.empty()) return log("no answer from the worker");
+  log("served; thaw " + ms(fw->thaw_ms) + " ms, freeze " + ms(fw->freeze_ms) + " ms");
+  const std::string& resp = fw->response;
   r = SSL_write(ssl.get(), resp.data(), static_cast<int>(resp.size()));
   if (r <= 0) return log(ssl_error(ssl.get(), r, "send response"));
   SSL_shutdown(ssl.get());
 }
 
 }  // namespace
+
+Result<Forwarded> forward(Gate& g, std::string_view req) {
+  Forwarded out;
+  out.thaw_ms = TRYC("thaw", g.freezer.set(false));
+  bool sent = ::send(g.chan, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
+  if (sent) {
+    char buf[kMaxMessage + 1];
+    struct pollfd p{g.chan, POLLIN, 0};
+    if (::poll(&p, 1, 5000) == 1 && (p.revents & POLLIN)) {
+      ssize_t got = ::recv(g.chan, buf, sizeof buf, 0);
+      if (got > 0) out.response.assign(buf, static_cast<size_t>(got));
+    }
+  }
+  auto freeze = g.freezer.set(true);
+  if (!freeze) {
+    // Never leave it running thawed: a worker we cannot freeze is a worker we stop.
+    ::kill(g.worker, SIGKILL);
+    g.worker_killed = true;
+    return fail(std::move(freeze.error()).context("freeze again failed, worker killed"));
+  }
+  out.freeze_ms = *freeze;
+  return out;
+}
 
 int serve(Gate& g) {
   log_line(g.log_fd, g.cfg.name, "gate", "listening on " + g.cfg.socket + " for role \"" + g.cfg.caller_role + "\"");
@@ -91,6 +105,12 @@ int serve(Gate& g) {
       if (fd < 0) continue;
       handle(g, fd, n++);
       ::close(fd);
+      if (g.worker_killed) {
+        int st = 0;
+        ::waitpid(g.worker, &st, 0);
+        log_line(g.log_fd, g.cfg.name, "gate", "worker killed: it could not be frozen again; stopping");
+        return 1;
+      }
     }
   }
 }

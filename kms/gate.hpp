@@ -7,6 +7,9 @@
 #pragma once
 #include <sys/types.h>
 
+#include <string>
+#include <string_view>
+
 #include "base/error.hpp"
 #include "kms/config.hpp"
 #include "kms/freezer.hpp"
@@ -23,7 +26,17 @@ struct Gate {
   pid_t worker;
   SSL_CTX* ctx;
   Freezer& freezer;
+  bool worker_killed = false;  // set by forward() when the worker could not be frozen again
 };
+
+struct Forwarded {
+  std::string response;  // empty: the worker sent nothing in time
+  double thaw_ms = 0, freeze_ms = 0;
+};
+// Thaw the worker, hand it `request`, take its answer, freeze it again. A worker that cannot
+// be frozen again is killed (SIGKILL, worker_killed set) before this returns, and the answer
+// is dropped: the worker never stays thawed between requests, and serve() then stops.
+Result<Forwarded> forward(Gate& g, std::string_view request);
 
 // Serve until SIGTERM (returns 0) or the worker dies (returns 1).
 int serve(Gate& g);

@@ -14,6 +14,8 @@
 namespace sh::kms {
 namespace {
 
+std::string respond(const Config& c, Keyring& k, std::string_view text, uint64_t now, std::string* log, bool warm);
+
 // The worker's whole syscall surface once sandboxed: read a request, write a response,
 // allocate, get randomness and the time. No open, no socket, no exec, no fork.
 std::vector<std::string> worker_syscalls() { return sandbox::base_syscalls(); }
@@ -33,7 +35,7 @@ Result<Keyring> setup(const Config& c, int chan, int log_fd, uid_t uid) {
   TRYVC("worker", sandbox::empty_root());
   TRYVC("worker", sandbox::harden(8));
   // Warm up every algorithm once, so OpenSSL's lazy loading happens before the seccomp filter.
-  std::string warm = answer(c, k, format_request(Request{"-", "-", "-", 1, TRY(x25519_generate()).pub}), 0, nullptr);
+  std::string warm = respond(c, k, format_request(Request{"-", "-", "-", 1, TRY(x25519_generate()).pub}), 1, nullptr, true);
   scrub(warm.data(), warm.size());
   TRYVC("worker", derive(k.scratch(), "warm", "up", "x", k.scratch()));
   scrub(k.scratch().data(), kKeyLen);
@@ -65,7 +67,12 @@ Result<Keyring> open_keyring(const Config& c) {
   return k;
 }
 
-std::string answer(const Config& c, Keyring& k, std::string_view text, uint64_t now, std::string* log) {
+namespace {
+
+// The one path every request takes. `warm` (only the warm-up before the sandbox, on a made-up
+// request) skips the allowlists and the vault lookup but runs every algorithm; it is a
+// separate flag, never a clock value, so no reading of the clock can select it.
+std::string respond(const Config& c, Keyring& k, std::string_view text, uint64_t now, std::string* log, bool warm) {
   Response resp;
   auto refuse = [&](std::string why) {
     if (log) *log = "refused: " + why;
@@ -74,13 +81,12 @@ std::string answer(const Config& c, Keyring& k, std::string_view text, uint64_t 
   };
   auto req = parse_request(text);
   if (!req) return refuse(req.error().what());
-  // The warm-up request (now == 0) skips the allowlists but still runs every algorithm.
-  if (now != 0)
+  if (!warm)
     if (auto ok = check(c.allow, *req); !ok) return refuse(ok.error().what());
   size_t slot = 0;
   auto it = std::find(k.ids.begin(), k.ids.end(), req->vault);
   if (it != k.ids.end()) slot = static_cast<size_t>(it - k.ids.begin());
-  else if (now != 0) return refuse("vault \"" + req->vault + "\" is not in the sealed vault");
+  else if (!warm) return refuse("vault \"" + req->vault + "\" is not in the sealed vault");
   auto derived = k.scratch();
   std::span<const uint8_t> master = k.ids.empty() ? std::span<const uint8_t>(derived) : k.master(slot);
   if (auto d = derive(master, req->vault, req->host, req->op, derived); !d) return refuse("derive failed");
@@ -94,6 +100,25 @@ std::string answer(const Config& c, Keyring& k, std::string_view text, uint64_t 
   return format_response(resp);
 }
 
+}  // namespace
+
+std::optional<int64_t> wall_clock_seconds(int (*clock)(clockid_t, struct timespec*)) {
+  struct timespec ts{};
+  if (clock(CLOCK_REALTIME, &ts) != 0 || ts.tv_sec <= 0) return std::nullopt;
+  return int64_t(ts.tv_sec);
+}
+
+std::string answer(const Config& c, Keyring& k, std::string_view text, std::optional<int64_t> now, std::string* log) {
+  if (!now || *now <= 0) {
+    // Fail closed: without the time neither the allowlists' TTL nor the expiry mean anything.
+    if (log) *log = "refused: the clock could not be read";
+    Response resp;
+    resp.reason = "the KMS clock could not be read";
+    return format_response(resp);
+  }
+  return respond(c, k, text, uint64_t(*now), log, false);
+}
+
 void worker_main(const Config& c, int chan, int log_fd, uid_t uid) {
   auto k = setup(c, chan, log_fd, uid);
   if (!k) {
@@ -105,10 +130,8 @@ void worker_main(const Config& c, int chan, int log_fd, uid_t uid) {
   for (uint64_t n = 1;; ++n) {
     ssize_t got = ::read(chan, buf, sizeof buf);
     if (got <= 0) ::_exit(0);  // the gate closed the channel: stop
-    struct timespec ts{};
-    ::clock_gettime(CLOCK_REALTIME, &ts);
     std::string what;
-    std::string out = answer(c, *k, std::string_view(buf, static_cast<size_t>(got)), static_cast<uint64_t>(ts.tv_sec), &what);
+    std::string out = answer(c, *k, std::string_view(buf, static_cast<size_t>(got)), wall_clock_seconds(), &what);
     scrub(buf, sizeof buf);
     log_line(log_fd, c.name, "worker", "request " + std::to_string(n) + " " + what);
     if (!send_msg(chan, out)) ::_exit(1);

@@ -5,6 +5,9 @@
 // request text), one message out (the response text, the key sealed to the caller).
 #pragma once
 #include <sys/types.h>
+#include <time.h>
+
+#include <optional>
 
 #include <string>
 
@@ -24,8 +27,13 @@ struct Keyring {
 };
 Result<Keyring> open_keyring(const Config& c);
 
-// Answer one request text; the response text (refusals included). `now` is unix seconds.
-std::string answer(const Config& c, Keyring& k, std::string_view request, uint64_t now, std::string* log);
+// Answer one request text; the response text (refusals included). `now` is unix seconds,
+// nullopt when the clock could not be read: then, and for a clock reading 0 or less, every
+// request is refused (the allowlists and expiry need the time; nothing is served without).
+std::string answer(const Config& c, Keyring& k, std::string_view request, std::optional<int64_t> now,
+                   std::string* log);
+// The wall clock in unix seconds, nullopt on any clock_gettime error or a reading <= 0.
+std::optional<int64_t> wall_clock_seconds(int (*clock)(clockid_t, struct timespec*) = ::clock_gettime);
 
 // The worker process after clone(): waits for the gate's "go", then never returns.
 [[noreturn]] void worker_main(const Config& c, int chan, int log_fd, uid_t uid);

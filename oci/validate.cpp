@@ -34,11 +34,6 @@ bool one_of(std::string_view s, const C& names) {
   return std::find(std::begin(names), std::end(names), s) != std::end(names);
 }
 
-bool exists(const char* path) {
-  struct stat st;
-  return ::stat(path, &st) == 0;
-}
-
 bool absolute(std::string_view p) { return !p.empty() && p.front() == '/'; }
 
 std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -104,17 +99,15 @@ Result<void> check_io_priority(const Checker& k, const IoPriority& p) {
   return {};
 }
 
-// Security labels: AppArmor must exist when asked for (runc refuses); SELinux only warns.
+// Security labels. SELinux labels are refused until they are implemented (never accepted and
+// ignored). process.apparmorProfile is applied or refused by the launch plan
+// (runtime/lifecycle/process_launch, runtime/linux/apparmor), where the kernel says whether
+// AppArmor answers: for init and exec alike.
 Result<void> check_lsm(const Checker& k, const Process& p, const Linux& l) {
-  if (p.apparmor_profile && !p.apparmor_profile->empty() && !exists("/sys/kernel/security/apparmor"))
-    return k.error("process.apparmorProfile", "apparmor profile set but AppArmor is not enabled on this host");
-  bool label = p.selinux_label && !p.selinux_label->empty();
-  bool mount_label = l.mount_label && !l.mount_label->empty();
-  if ((label || mount_label) && !exists("/sys/fs/selinux/enforce")) {
-    if (label) k.warn("process.selinuxLabel", "SELinux label set but SELinux is not enabled on this host; ignored");
-    if (mount_label)
-      k.warn("linux.mountLabel", "SELinux mount label set but SELinux is not enabled on this host; ignored");
-  }
+  if (p.selinux_label && !p.selinux_label->empty())
+    return k.error("process.selinuxLabel", "SELinux labels are not supported by this runtime (refused, not ignored)");
+  if (l.mount_label && !l.mount_label->empty())
+    return k.error("linux.mountLabel", "SELinux labels are not supported by this runtime (refused, not ignored)");
   return {};
 }
 

@@ -436,6 +436,9 @@ case_pin_cache() {
   ll_bundle b 'true' || return 1
   pins
   p=$(exec_policy ll-exec) || return 1
+  # A digest is kept only for a file that has not changed for a second (coarse ctime: a write
+  # in the tick of the hash would not show); the bundle's busybox was just copied.
+  sleep 1.1
   run_policy "$p" "$B"
   assert_run_ok "a first run under the allowlist" || return 1
   f=$B/rootfs/bin/busybox
@@ -449,7 +452,10 @@ case_pin_cache() {
   assert_contains "$ERR" "SHA-256 is $(sha "$f"), the policy pins" || return 1
   assert_nothing_left "$id" || return 1
   # An entry claiming the pinned digest for the changed file, writable by others: not used.
-  line="$(stat -c '%s %.9Y %.9Z' "$f") $(jq -r '.exec[0].sha256' "$p")"
+  # (size, mtime, ctime, when hashed: later than the settle time, so only the mode decides;
+  # the file settles first, or no entry would be looked up at all)
+  sleep 1.1
+  line="$(stat -c '%s %.9Y %.9Z' "$f") $(($(date +%s) + 5)).0 $(jq -r '.exec[0].sha256' "$p")"
   echo "$line" >"$STATE/.cache/pins/$key"
   chmod 0666 "$STATE/.cache/pins/$key"
   id=$(newid forged)
@@ -457,9 +463,19 @@ case_pin_cache() {
   assert_ne 0 "$RC" "create with a world-writable forged cache entry" || return 1
   assert_contains "$ERR" "SHA-256 is $(sha "$f"), the policy pins" || return 1
   assert_nothing_left "$id" || return 1
-  # Control: the same line as root's own entry is trusted (as the rest of --root is), so the
-  # refusal above came from the mode check, not from a malformed line. (The refused create
-  # replaced the entry with the true digest: write the line again.)
+  # Poisoned as on a coarse-ctime kernel: a root-only entry that says it was hashed in the tick
+  # of the file's last change (where another write would not have moved ctime): not believed.
+  rm -f "$STATE/.cache/pins/$key"
+  (umask 077 && echo "$(stat -c '%s %.9Y %.9Z %.9Z' "$f") $(jq -r '.exec[0].sha256' "$p")" \
+    >"$STATE/.cache/pins/$key")
+  id=$(newid poisoned)
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create with an entry hashed in the tick of the last write" || return 1
+  assert_contains "$ERR" "SHA-256 is $(sha "$f"), the policy pins" || return 1
+  assert_nothing_left "$id" || return 1
+  # Control: the same line, hashed after the settle time, as root's own entry is trusted (as the
+  # rest of --root is), so the refusals above came from the mode check and the hash time, not
+  # from a malformed line.
   rm -f "$STATE/.cache/pins/$key"
   (umask 077 && echo "$line" >"$STATE/.cache/pins/$key")
   id=$(newid trusted)

@@ -19,12 +19,13 @@ Result<int> cmd_exec(const lifecycle::Globals& g, const Args& args, size_t from)
   // Flags end at the container id: what follows is the command and its own flags.
   auto p = TRY(parse(exec_flag_specs(), args, from, true));
   if (p.positional.empty()) return fail("exec: requires the container id");
-  if (!p.get("apparmor").empty()) return fail("exec --apparmor: AppArmor is not enabled on this host");
-  if (!p.get("process-label").empty()) return fail("exec --process-label: SELinux is not enabled on this host");
+  if (!p.get("process-label").empty())
+    return fail("exec --process-label: SELinux labels are not supported by this runtime (refused, not ignored)");
   lifecycle::ExecOptions o;
   o.id = p.positional[0];
   o.args.assign(p.positional.begin() + 1, p.positional.end());
   o.process_file = p.get("process");
+  o.apparmor = p.get("apparmor");  // applied or refused by the launch plan
   if (!o.process_file.empty() && !o.args.empty()) return fail("exec: --process and a command cannot be combined");
   o.detach = p.flag("detach");
   o.tty = p.flag("tty");

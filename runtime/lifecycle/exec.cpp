@@ -135,6 +135,8 @@ Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o
     }
   }
   if (o.no_new_privs) p.no_new_privileges = true;
+  if (!o.apparmor.empty()) p.apparmor_profile = o.apparmor;
+  TRYV(keep_container_lsm(base, p));
   if (p.cwd.empty() || p.cwd[0] != '/') return fail("exec: cwd \"" + p.cwd + "\" must be an absolute path");
   TRYV(caps::warn_ambient_left_out(p.capabilities, "exec: process.capabilities.ambient"));  // as create does
   return p;

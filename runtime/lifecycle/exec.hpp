@@ -26,6 +26,7 @@ struct ExecOptions {
   unsigned preserve_fds = 0;
   std::string cgroup;              // a sub-cgroup of the container's
   bool ignore_paused = false;
+  std::string apparmor;            // --apparmor: the profile (only the container's, or one where it has none)
 };
 
 // The process to run: from --process, or the container's process with the CLI overrides.

@@ -20,6 +20,7 @@
 #include "base/json.hpp"
 #include "base/log.hpp"
 #include "runtime/lifecycle/floor.hpp"
+#include "runtime/linux/apparmor.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/namespaces.hpp"
@@ -494,9 +495,10 @@ oci::Features host_features() {
   // Both cgroup versions (and hybrid) are implemented; systemd is not asked (no D-Bus), rdma refused.
   f.linux.cgroup = {.v1 = true, .v2 = true, .systemd = false, .systemd_user = false, .rdma = false};
   f.linux.seccomp = seccomp_features();
-  // Nothing applies apparmorProfile (validate refuses one without AppArmor): never claim it.
-  f.linux.apparmor = false;
-  f.linux.selinux = exists("/sys/fs/selinux/enforce");
+  // Claimed where the launch plan applies a profile (the kernel answers for AppArmor); SELinux
+  // labels are refused (not implemented), so never claimed.
+  f.linux.apparmor = apparmor::kernel_answers();
+  f.linux.selinux = false;
   f.linux.intel_rdt = false;
   f.linux.idmap_mounts = idmap_supported();
   f.linux.net_devices = false;

@@ -1,6 +1,5 @@
 #include "runtime/lifecycle/pin_cache.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -17,8 +16,6 @@
 
 namespace sh::lifecycle {
 namespace {
-
-constexpr long kMaxEntries = 512;  // beyond this the cache is emptied: bundles come and go
 
 #ifndef XFS_SUPER_MAGIC
 #define XFS_SUPER_MAGIC 0x58465342
@@ -44,57 +41,70 @@ std::string entry_name(const struct stat& st) {
   return name;
 }
 
+int64_t nanos(const struct timespec& t) { return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
+
 std::optional<exec_allowlist::Hashed> cached(int dir, const std::string& name) {
   auto text = read_private(dir, name, 512);
   exec_allowlist::Hashed h;
-  if (!text || !parse_pin_cache_line(*text, h)) return std::nullopt;
+  struct timespec at{};
+  if (!text || !parse_pin_cache_line(*text, h, at) || !settled(h, at)) return std::nullopt;
   return h;
 }
 
-void store(int dir, const std::string& name, const exec_allowlist::Hashed& h) {
-  if (Fd d(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)); d)
-    if (DIR* ds = ::fdopendir(d.release())) {
-      std::vector<std::string> names;
-      while (auto* e = ::readdir(ds))
-        if (e->d_name[0] != '.') names.push_back(e->d_name);
-      if (long(names.size()) >= kMaxEntries)
-        for (const auto& old : names) ::unlinkat(::dirfd(ds), old.c_str(), 0);
-      ::closedir(ds);
-    }
-  (void)write_private(dir, name, pin_cache_line(h));  // not kept: the next create hashes again
+void store(int dir, const std::string& name, const exec_allowlist::Hashed& h, const struct timespec& at) {
+  (void)write_private(dir, name, pin_cache_line(h, at));  // not kept: the next create hashes again
 }
 
 }  // namespace
 
-std::string pin_cache_line(const exec_allowlist::Hashed& h) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%" PRId64 " %" PRId64 ".%ld %" PRId64 ".%ld ", int64_t(h.size),
-                int64_t(h.mtime.tv_sec), h.mtime.tv_nsec, int64_t(h.ctime.tv_sec), h.ctime.tv_nsec);
+bool settled(const exec_allowlist::Hashed& h, const struct timespec& hashed_at) {
+  // A file system that keeps whole seconds rounds a write's time down by up to a second.
+  bool coarse = h.mtime.tv_nsec == 0 && h.ctime.tv_nsec == 0;
+  int64_t before = nanos(hashed_at) - (coarse ? kSettleCoarseNs : kSettleNs);
+  return nanos(h.ctime) < before && nanos(h.mtime) < before;
+}
+
+struct timespec wall_clock() {
+  struct timespec t{};
+  if (::clock_gettime(CLOCK_REALTIME, &t) < 0) return {};  // time 0: nothing is settled
+  return t;
+}
+
+std::string pin_cache_line(const exec_allowlist::Hashed& h, const struct timespec& at) {
+  char buf[192];
+  std::snprintf(buf, sizeof buf, "%" PRId64 " %" PRId64 ".%ld %" PRId64 ".%ld %" PRId64 ".%ld ", int64_t(h.size),
+                int64_t(h.mtime.tv_sec), h.mtime.tv_nsec, int64_t(h.ctime.tv_sec), h.ctime.tv_nsec,
+                int64_t(at.tv_sec), at.tv_nsec);
   return buf + h.sha256 + "\n";
 }
 
-bool parse_pin_cache_line(std::string_view line, exec_allowlist::Hashed& h) {
+bool parse_pin_cache_line(std::string_view line, exec_allowlist::Hashed& h, struct timespec& at) {
   if (line.empty() || line.back() != '\n') return false;  // a line written whole ends in one
   std::string s(line);
-  int64_t size, ms, cs;
-  long mns, cns;
+  int64_t size, ms, cs, as;
+  long mns, cns, ans;
   char sha[65];
   int used = 0;
-  if (std::sscanf(s.c_str(), "%" SCNd64 " %" SCNd64 ".%ld %" SCNd64 ".%ld %64[0-9a-f]\n%n", &size, &ms, &mns, &cs,
-                  &cns, sha, &used) != 6 ||
-      used != int(s.size()) || std::string_view(sha).size() != 64 || size < 0 || mns < 0 || mns > 999999999 ||
-      cns < 0 || cns > 999999999)
+  if (std::sscanf(s.c_str(), "%" SCNd64 " %" SCNd64 ".%ld %" SCNd64 ".%ld %" SCNd64 ".%ld %64[0-9a-f]\n%n", &size, &ms,
+                  &mns, &cs, &cns, &as, &ans, sha, &used) != 8 ||
+      used != int(s.size()) || std::string_view(sha).size() != 64 || size < 0)
     return false;
+  for (long n : {mns, cns, ans})
+    if (n < 0 || n > 999999999) return false;
   h.size = off_t(size);
   h.mtime = {time_t(ms), mns};
   h.ctime = {time_t(cs), cns};
+  at = {time_t(as), ans};
   h.sha256 = sha;
   return true;
 }
 
 std::vector<exec_allowlist::Hashed> hash_pins(const std::string& state_root, const std::string& rootfs,
-                                              std::span<const policy::Pin> pins) {
+                                              std::span<const policy::Pin> pins, WallClock clock) {
   std::vector<exec_allowlist::Hashed> out;
+  // Read before anything is opened: every byte hashed is read after this instant.
+  const struct timespec started = clock();
+  bool stored = false;
   Fd root(::open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root) return out;
   Fd dir;
@@ -108,6 +118,11 @@ std::vector<exec_allowlist::Hashed> hash_pins(const std::string& state_root, con
     struct stat now;
     if (!f || ::fstat(f.get(), &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) continue;
     exec_allowlist::Hashed h{now.st_dev, now.st_ino, now.st_size, now.st_mtim, now.st_ctim, {}};
+    // Changed too recently: a write in the same tick would not show. Init hashes it.
+    if (!settled(h, started)) {
+      log::debug("pin cache: " + pin.path + " changed less than a settle time ago: left to init");
+      continue;
+    }
     bool keep = cacheable_fs(f.get());
     if (keep && !dir_tried) {
       if (auto d = open_private_cache(state_root, "pins")) dir = std::move(*d);
@@ -131,9 +146,13 @@ std::vector<exec_allowlist::Hashed> hash_pins(const std::string& state_root, con
     if (!sha || ::fstat(f.get(), &after) < 0 || !exec_allowlist::same_object(after, {h.dev, h.ino, h.size, h.mtime, h.ctime, "x"}))
       continue;
     h.sha256 = std::move(*sha);
-    if (keep && dir) store(dir.get(), name, h);
+    if (keep && dir) {
+      store(dir.get(), name, h, started);
+      stored = true;
+    }
     out.push_back(std::move(h));
   }
+  if (stored) prune_private(dir.get(), kPinCacheBounds);
   return out;
 }
 

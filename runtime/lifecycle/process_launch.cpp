@@ -11,6 +11,7 @@
 
 #include "base/log.hpp"
 #include "oci/landlock.hpp"
+#include "runtime/linux/apparmor.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/process_attrs.hpp"
@@ -64,6 +65,19 @@ Result<std::vector<seccomp::Filter>> compile_filters(const std::vector<const oci
   return out;
 }
 
+Result<void> keep_container_lsm(const oci::Process& container, oci::Process& p) {
+  const auto& theirs = container.apparmor_profile;
+  if (!theirs || theirs->empty()) return {};
+  if (!p.apparmor_profile || p.apparmor_profile->empty()) {
+    p.apparmor_profile = theirs;
+    return {};
+  }
+  if (*p.apparmor_profile != *theirs)
+    return fail("exec: process.apparmorProfile \"" + *p.apparmor_profile + "\": the container runs under \"" + *theirs +
+                "\", and exec cannot change it");
+  return {};
+}
+
 Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filter> filters,
                                const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds) {
   LaunchPlan plan;
@@ -72,17 +86,26 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filte
   if (p.args.empty()) return fail("process.args: must not be empty");
   plan.exe = TRY(find_executable(p));
   plan.filters = std::move(filters);
+  // Applied or refused, never dropped: both for init and for exec (and exec --process).
+  if (p.selinux_label && !p.selinux_label->empty())
+    return fail("process.selinuxLabel: SELinux labels are not supported by this runtime (refused, not ignored)");
+  // Above every fd a caller may preserve, so clearing CLOEXEC there never leaks it.
+  auto high_fd = [&](int fd, const char* what) -> Result<Fd> {
+    Fd high(::fcntl(fd, F_DUPFD_CLOEXEC, int(3 + preserve_fds + 16)));
+    if (!high) return sys_error(std::string("move ") + what + " fd");
+    return high;
+  };
+  if (p.apparmor_profile && !p.apparmor_profile->empty()) {
+    TRYV(apparmor::exec_attr_text(*p.apparmor_profile));  // a bad name fails here, not at start
+    Fd attr = TRY(apparmor::open_exec_attr());
+    plan.apparmor = TRY(high_fd(attr.get(), "apparmor attribute"));
+  }
   for (auto& ll : landlock) {
     landlock::Negotiated n;
     Fd rs = TRY(landlock::build_ruleset(ll, &n));
     if (!n.dropped.empty() || !n.skipped_paths.empty()) log::warn(landlock::describe(n));
     else log::debug(landlock::describe(n));
-    // Above every fd a caller may preserve, so clearing CLOEXEC there never leaks it.
-    if (rs) {
-      Fd high(::fcntl(rs.get(), F_DUPFD_CLOEXEC, int(3 + preserve_fds + 16)));
-      if (!high) return sys_error("move landlock ruleset fd");
-      plan.landlock.push_back(std::move(high));
-    }
+    if (rs) plan.landlock.push_back(TRY(high_fd(rs.get(), "landlock ruleset")));
   }
   auto sg = ::open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
   if (sg >= 0) {
@@ -119,6 +142,9 @@ Result<void> mark_fds_cloexec(unsigned preserve_fds) {
 
 Result<void> launch(const LaunchPlan& plan) {
   const oci::Process& p = *plan.process;
+  // First: before no_new_privs (AppArmor refuses a transition under it from a confined
+  // caller), the user change and any filter; the kernel switches at our execve.
+  if (plan.apparmor) TRYV(apparmor::change_onexec(plan.apparmor.get(), *p.apparmor_profile));
   TRYV(mark_fds_cloexec(plan.preserve_fds));
   bool cwd_done = static_cast<bool>(enter_cwd(p.cwd));  // retried as the user if denied now
   // Landlock, then seccomp: a strict seccomp allowlist need not allow landlock_restrict_self.

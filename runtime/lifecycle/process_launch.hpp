@@ -20,6 +20,7 @@ struct LaunchPlan {
   std::string exe;                       // resolved path of args[0]
   std::vector<seccomp::Filter> filters;  // the config's, then a policy's stacked filter
   std::vector<Fd> landlock;              // rulesets, each a layer (the container's, then exec's own)
+  Fd apparmor;                           // the exec attribute, for process.apparmorProfile
   unsigned preserve_fds = 0;
   bool setgroups_allowed = true;
 };
@@ -29,15 +30,22 @@ struct LaunchPlan {
 // cache lives on the host and the programs are simply in the child's copy of our memory.
 Result<std::vector<seccomp::Filter>> compile_filters(const std::vector<const oci::Seccomp*>& filters,
                                                      const std::string& cache_root);
+// An exec'd process keeps the container's AppArmor profile: a --process file without one
+// gets it (as runc does), one naming another profile is refused (it could be "unconfined").
+// Where the container has none, exec may ask for one: that only tightens.
+Result<void> keep_container_lsm(const oci::Process& container, oci::Process& p);
 // Resolve the executable (as execvp would, with the process's PATH), take the filters.
 // `landlock`: Landlock blocks to stack, one layer each (the config's process.landlock, a
 // policy's sharness.landlock, exec's own); rulesets are built now, while the paths are
-// still reachable as root, and enforced in launch().
+// still reachable as root, and enforced in launch(). process.apparmorProfile opens the
+// task's exec attribute (runtime/linux/apparmor; refused where AppArmor is not enabled);
+// process.selinuxLabel is refused (SELinux labels are not implemented).
 Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filter> filters,
                                const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds);
 // chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
 Result<void> enter_cwd(const std::string& cwd);
-// Apply user, capabilities, no_new_privs, seccomp, fd hygiene, then execve. Returns only on error.
+// Apply the AppArmor profile (onexec), user, capabilities, no_new_privs, seccomp, fd
+// hygiene, then execve. Returns only on error.
 Result<void> launch(const LaunchPlan& plan);
 
 }  // namespace sh::lifecycle

@@ -167,9 +167,11 @@ Result<Filter> compile_cached(const oci::Seccomp& s, const std::string& state_ro
   // Too long for the kernel: let seccomp_load say so, as without the cache.
   if (prog->empty() || prog->size() > BPF_MAXINSNS) return f;
   Entry e{std::move(*prog), f.load_flags()};
-  if (dir)
+  if (dir) {
     if (auto w = write_entry(dir->get(), key, name, e); !w)
       log::debug("seccomp cache: not stored: " + w.error().what());
+    prune_private(dir->get(), kCacheBounds);
+  }
   return Filter::from_program(std::move(e.prog), e.flags);
 }
 

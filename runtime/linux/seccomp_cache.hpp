@@ -10,15 +10,21 @@
 // base/private_cache's checks (ours, not a symlink, no group or other permission bits), its
 // size fits, and the digest in its header matches; anything else is ignored (logged at debug) and the filter
 // compiled afresh, so the cache can never fail a container. Filters with SCMP_ACT_NOTIFY are
-// never cached: their load must hand back a listener fd (libseccomp's path does).
+// never cached: their load must hand back a listener fd (libseccomp's path does). After each
+// store the directory is pruned to kBounds, oldest entries first: a client that varies its
+// profile cannot fill the disk under the state root.
 #pragma once
 #include <string>
 
 #include "base/error.hpp"
+#include "base/private_cache.hpp"
 #include "oci/config.hpp"
 #include "runtime/linux/seccomp.hpp"
 
 namespace sh::seccomp {
+
+// At most 256 programs (one is at most 72 + 4096 * 8 bytes) and 8 MiB in all.
+inline constexpr CacheBounds kCacheBounds{256, 8u << 20};
 
 // The entry's name (lowercase hex) for `s` on this libseccomp, kernel and runtime build.
 std::string cache_key(const oci::Seccomp& s);

@@ -295,3 +295,56 @@ BOOST_AUTO_TEST_CASE(a_warm_entry_still_denies) {
   });
   test::expect_ok(r);
 }
+
+// A client that varies its profile (here its errnoRet) makes a new entry each time: the
+// directory keeps at most kCacheBounds.max_entries, the newest, and every filter still
+// compiles and loads as before.
+BOOST_AUTO_TEST_CASE(a_client_varying_its_profile_cannot_fill_the_cache) {
+  TempRoot t;
+  const size_t n = seccomp::kCacheBounds.max_entries + 20;
+  oci::Seccomp last;
+  for (size_t i = 0; i < n; ++i) {
+    oci::Seccomp s;
+    s.default_action = "SCMP_ACT_ALLOW";
+    s.syscalls = {rule({"getppid"}, "SCMP_ACT_ERRNO", uint32_t(1 + i))};
+    auto f = seccomp::compile_cached(s, t.path.string());
+    BOOST_REQUIRE(f);
+    last = s;
+  }
+  size_t count = 0;
+  for (auto& e : fs::directory_iterator(t.path / ".cache/seccomp")) count += e.is_regular_file();
+  BOOST_TEST(count == seccomp::kCacheBounds.max_entries);
+  BOOST_TEST(fs::exists(t.entry(last)));  // the newest is kept
+}
+
+// prune_private: oldest first, by entry count and by bytes; a writer's stale temp file goes.
+BOOST_AUTO_TEST_CASE(prune_keeps_the_newest_within_both_bounds) {
+  TempRoot t;
+  fs::create_directories(t.path / "c");
+  auto put = [&](const std::string& name, size_t size, time_t mtime) {
+    auto p = t.path / "c" / name;
+    BOOST_REQUIRE(write_file(p.string(), std::string(size, 'x'), O_WRONLY | O_CREAT | O_TRUNC, 0600));
+    struct timespec ts[2] = {{mtime, 0}, {mtime, 0}};
+    BOOST_REQUIRE(::utimensat(AT_FDCWD, p.c_str(), ts, 0) == 0);
+  };
+  time_t now = ::time(nullptr);
+  for (int i = 0; i < 10; ++i) put("e" + std::to_string(i), 100, now - 100 + i);  // e0 oldest
+  put(".e3.4242.tmp", 100, now - 3600);                                             // a dead writer's
+  put(".e4.4243.tmp", 100, now);                                                    // a live writer's
+  Fd dir(::open((t.path / "c").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  BOOST_REQUIRE(dir);
+  prune_private(dir.get(), CacheBounds{8, 1u << 20});  // by count: 11 files left, the 8 newest kept
+  BOOST_TEST(!fs::exists(t.path / "c/.e3.4242.tmp"));
+  BOOST_TEST(!fs::exists(t.path / "c/e0"));
+  BOOST_TEST(!fs::exists(t.path / "c/e2"));
+  BOOST_TEST(fs::exists(t.path / "c/e3"));
+  BOOST_TEST(fs::exists(t.path / "c/.e4.4243.tmp"));
+  prune_private(dir.get(), CacheBounds{100, 450});  // by bytes: 4 files of 100
+  size_t count = 0;
+  for (auto& e : fs::directory_iterator(t.path / "c")) count += e.is_regular_file();
+  BOOST_TEST(count == 4u);
+  BOOST_TEST(fs::exists(t.path / "c/e9"));
+  BOOST_TEST(fs::exists(t.path / "c/.e4.4243.tmp"));  // the newest of all
+  BOOST_TEST(fs::exists(t.path / "c/e7"));
+  BOOST_TEST(!fs::exists(t.path / "c/e6"));
+}
