@@ -2,7 +2,8 @@
 # Install the Debian packages the build, the tests and the demo need, only those missing.
 set -euo pipefail
 pkgs=(g++ cmake make pkg-config libseccomp-dev libcap-dev libyajl-dev libmnl-dev libssl-dev
-      libboost-test-dev busybox-static iproute2 procps util-linux jq openssl strace tcpdump)
+      libboost-test-dev busybox-static iproute2 procps util-linux jq openssl strace tcpdump
+      runc crun)  # runc, crun: the reference runtimes of conformance/diff/diff.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
