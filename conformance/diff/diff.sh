@@ -85,6 +85,7 @@ unshare --net="$TMP/ns-net" --ipc="$TMP/ns-ipc" --uts="$TMP/ns-uts" true ||
   { echo "cannot make the namespaces to join" >&2; exit 1; }
 setsid unshare --pid --fork sleep 100000 </dev/null >/dev/null 2>&1 &
 PID_HOLDER=$!
+disown "$PID_HOLDER"
 PIDNS_PID=""
 for _ in $(seq 50); do
   PIDNS_PID=$(cat "/proc/$PID_HOLDER/task/$PID_HOLDER/children" 2>/dev/null | awk '{ print $1 }')
@@ -130,7 +131,7 @@ s cwd; pwd
 s umask; umask
 s oom_score_adj; cat /proc/self/oom_score_adj
 s terminal; for fd in 0 1 2; do [ -t $fd ] && echo "fd$fd tty" || echo "fd$fd not a tty"; done
-s pid; echo "$$"
+s pid; [ "$$" = 1 ] && echo "pid 1" || echo "not pid 1"
 s masked
 while read -r p; do
   if [ -d "$p" ]; then echo "$p dir entries=$(ls -A "$p" 2>/dev/null | wc -l)"
@@ -210,7 +211,7 @@ while IFS=: read -r _ ctrls path; do
   for f in $files; do
     [ -r "/sys/fs/cgroup/$d$path/$f" ] && echo "  $f: $(sort "/sys/fs/cgroup/$d$path/$f" | tr '\n' ' ')"
   done
-done <"/proc/$pid/cgroup" | sort
+done < <(sort -t: -k2 "/proc/$pid/cgroup")
 EOF
 chmod 0755 "$TMP/hostread"
 

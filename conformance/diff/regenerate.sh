@@ -7,6 +7,8 @@
 #               (SHARNESS_RUNTIME, default build/sharness-runtime)
 #   docker      Debian's docker.io 20.10: one `docker run` per flag set below
 #   podman      Debian's podman 4.3, rootful: the same flag sets
+#   podman-rootless  the same, rootless: as a throwaway user (made and removed here) with
+#               subordinate ids, its storage and runtime dir in the temp dir
 #   containerd  containerd 1.6's `ctr run`, and a CRI pod sandbox and container (cri.py)
 #
 # Client configs are caught by a capturing runtime registered with the client: a script that
@@ -27,7 +29,7 @@ MAKE_BUNDLE=$SRC/scripts/make-bundle.sh
 OURS_BIN=${SHARNESS_RUNTIME:-$SRC/build/sharness-runtime}
 RUNC=/usr/sbin/runc
 mkdir -p "$CORPUS"
-[ $# -gt 0 ] || set -- spec docker podman containerd
+[ $# -gt 0 ] || set -- spec docker podman podman-rootless containerd
 
 W=$(mktemp -d /tmp/sharness-regen.XXXXXX) || exit 1
 chmod 755 "$W"
@@ -108,6 +110,10 @@ cleanup() {
   local p l d
   trap - EXIT
   while read -r p; do stop_pid "$p"; done < <(tac "$PIDS")
+  if [ -s "$W/user" ]; then  # the rootless podman user: its processes by pid, then the user
+    for p in $(pgrep -u "$(cat "$W/user")"); do stop_pid "$p"; done
+    userdel --remove "$(cat "$W/user")" 2>/dev/null
+  fi
   for p in $(our_procs); do stop_pid "$p"; done
   while read -r p; do umount "$p" 2>/dev/null || umount -l "$p" 2>/dev/null; done < \
     <(awk -v t="$W/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
@@ -296,6 +302,57 @@ EOF
   pm system reset -f >/dev/null 2>&1 || true
 }
 
+# --- podman, rootless: the same flag sets as a throwaway user with subordinate ids ------------
+gen_podman_rootless() {
+  local P=$W/podman-rl u=sharness-regen-$$ uid case name flags p
+  ensure_pkgs podman conmon uidmap slirp4netns busybox-static
+  u=${u:0:31}
+  useradd --create-home --home-dir "$P/home" --shell /bin/sh "$u" || return 1
+  echo "$u" >"$W/user"
+  uid=$(id -u "$u")
+  grep -q "^$u:" /etc/subuid || usermod --add-subuids 300000-365535 --add-subgids 300000-365535 "$u"
+  mkdir -p "$P"/{run,tmp,cap}
+  chown "$u:" "$P" "$P"/{run,tmp,cap}
+  chmod 700 "$P/run"
+  # the capturing runtime, as that user, into a dir it can write
+  sed "s|$CAP/|$P/cap/|" "$W/capture" >"$P/capture"
+  chmod 755 "$P/capture"
+  cat >"$P/containers.conf" <<EOF
+[engine]
+events_logger = "file"
+cgroup_manager = "cgroupfs"
+runtime = "capture"
+[engine.runtimes]
+capture = ["$P/capture"]
+EOF
+  chown "$u:" "$P/containers.conf"
+  pmu() {
+    timeout -k 5 120 setpriv --reuid "$u" --regid "$u" --init-groups --reset-env \
+      env HOME="$P/home" XDG_RUNTIME_DIR="$P/run" CONTAINERS_CONF="$P/containers.conf" TMPDIR="$P/tmp" \
+      PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c 'cd "$HOME" && exec podman "$@"' podman "$@"
+  }
+  busybox_tar "$W/bb.tar" && chmod 644 "$W/bb.tar" && cp "$W/bb.tar" "$P/bb.tar" && chown "$u:" "$P/bb.tar"
+  pmu import -c 'CMD ["sh"]' "$P/bb.tar" localhost/sharness-busybox:regen >/dev/null || return 1
+  for case in "${CLIENT_CASES[@]}"; do
+    name=${case%%|*} flags=${case#*|}
+    rm -f "$P"/cap/*.json
+    # slirp4netns, rootless Podman's default network, cannot open /dev/net/tun as a user on this
+    # machine: every rootless config is made with --network none (the rest as for rootful)
+    [[ $flags == *--network* ]] || flags+=" --network none"
+    # shellcheck disable=SC2086
+    if [[ $flags == *-d* ]]; then
+      pmu run $flags --name "regen-$name" localhost/sharness-busybox:regen sleep 5 >/dev/null
+    else
+      pmu run --rm $flags --name "regen-$name" localhost/sharness-busybox:regen true >/dev/null
+    fi
+    mv "$P"/cap/*.json "$CAP/" 2>/dev/null
+    take "podman-rootless-$name"
+    pmu rm -f "regen-$name" >/dev/null 2>&1
+  done
+  pmu system reset -f >/dev/null 2>&1
+  for p in $(pgrep -u "$uid"); do stop_pid "$p"; done
+}
+
 # --- containerd: ctr run, CRI pod sandbox and container ----------------------------------------
 busybox_oci_archive() {  # OUT REF CMD_JSON: a one-layer OCI image archive (as client-lib.bash makes it)
   local out=$1 ref=$2 cmd=$3 dir layer diff cfg man
@@ -386,8 +443,8 @@ EOF
 rc=0
 for g in "$@"; do
   case $g in
-    spec|docker|podman|containerd) "gen_$g" || { echo "# $g: failed" >&2; rc=1; } ;;
-    *) echo "unknown group $g (spec docker podman containerd)" >&2; rc=2 ;;
+    spec|docker|podman|podman-rootless|containerd) "gen_${g//-/_}" || { echo "# $g: failed" >&2; rc=1; } ;;
+    *) echo "unknown group $g (spec docker podman podman-rootless containerd)" >&2; rc=2 ;;
   esac
 done
 exit "$rc"
