@@ -61,17 +61,27 @@ while IFS='|' read -r _ g e r _; do
   INTENDED_GLOB+=("$g") INTENDED_EFFECT+=("$e") INTENDED_REASON+=("$r")
 done < <(grep -E '^\|' "$TABLE")
 
-# intended NAME EFFECT: prints the reason and returns 0 when the table lists this difference.
+# intended NAME EFFECT: prints the reason and returns 0 when a row lists this difference. EFFECT
+# is an effect ("mounts"), one line's key in it ("mounts:/sys/fs/cgroup", "env:HOME",
+# "caps:CapBnd"), or one whole line ("cgroup:devices c 10:200 rwm"); a row's cells are globs.
 intended() {
   local i
   for i in "${!INTENDED_GLOB[@]}"; do
-    # shellcheck disable=SC2053  # the table's corpus cell is a glob
-    if [[ $1 == ${INTENDED_GLOB[i]} ]] && [ "$2" = "${INTENDED_EFFECT[i]}" ]; then
+    # shellcheck disable=SC2053  # the table's cells are globs
+    if [[ $1 == ${INTENDED_GLOB[i]} && $2 == ${INTENDED_EFFECT[i]} ]]; then
       echo "${INTENDED_REASON[i]}"
       return 0
     fi
   done
   return 1
+}
+
+# line_key LINE: what a line of an effect is about: its first word, up to a space, tab, "=" or
+# ":" (a mount point, an env name, a cgroup file, a capability set).
+line_key() {
+  local k=${1#"${1%%[! ]*}"}
+  k=${k%%[ $'\t'=:]*}
+  echo "$k"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +213,9 @@ while IFS=: read -r _ ctrls path; do
     cpu,cpuacct|cpu) files="cpu.shares cpu.cfs_quota_us cpu.cfs_period_us" d=$ctrls ;;
     cpuset) files="cpuset.cpus cpuset.mems" d=cpuset ;;
     blkio) files="blkio.weight" d=blkio ;;
-    devices) files="devices.list" d=devices ;;
+    devices) files="" d=devices
+      # one line per rule, so that the table can name one rule
+      sort "/sys/fs/cgroup/devices$path/devices.list" 2>/dev/null | sed 's/^/  devices /' ;;
     hugetlb) files="" d=hugetlb ;;
     unified) files="memory.max pids.max cpu.max" d=unified ;;
     *) files="" d=$ctrls ;;
@@ -327,14 +339,27 @@ diff_case() {
       ref=$(section "$CASEDIR/ref.result" "$e"); ours=$(section "$CASEDIR/ours.result" "$e")
     fi
     [ "$ref" == "$ours" ] && continue
-    if why=$(intended "$name" "$e"); then
-      echo "# intended difference in $e: $why"
-      diff <(echo "$ref") <(echo "$ours") | sed -n 's/^[<>]/  &/p' | head -8
-      continue
-    fi
+    # the differing lines, each intended by a row for the effect or for its key, or not
+    local lines=() l key unlisted=0 notes=()
+    mapfile -t lines < <(diff <(echo "$ref") <(echo "$ours") | sed -n 's/^[<>] /&/p')
+    for l in "${lines[@]}"; do
+      key=$(line_key "${l:2}")
+      if why=$(intended "$name" "$e") || why=$(intended "$name" "$e:$key") ||
+        why=$(intended "$name" "$e:$(sed 's/^ *//' <<<"${l:2}")"); then
+        notes+=("# intended: $e:$key (docs/intended-differences.md: ${why:0:90}...)")
+      else
+        unlisted=1
+      fi
+    done
+    [ ${#notes[@]} = 0 ] || printf '%s\n' "${notes[@]}" | sort -u
+    [ "$unlisted" = 1 ] || continue
     bad=1
     echo "DIFF $name $e: $REF_NAME (<) vs $RUNTIME_NAME (>)"
-    diff <(echo "$ref") <(echo "$ours") | sed -n 's/^[<>]/  &/p' | head -30
+    for l in "${lines[@]}"; do
+      key=$(line_key "${l:2}")
+      intended "$name" "$e" >/dev/null || intended "$name" "$e:$key" >/dev/null ||
+        intended "$name" "$e:$(sed 's/^ *//' <<<"${l:2}")" >/dev/null || echo "  $l"
+    done | head -30
     [ "$e" = step ] && break
   done
   if [ "$bad" = 1 ] || [ "${SHARNESS_VERBOSE:-0}" = 1 ]; then
