@@ -84,7 +84,8 @@ ipt_lines >"$W/ipt.before"
 links >"$W/links.before"
 IP_FORWARD=$(cat /proc/sys/net/ipv4/ip_forward)
 CNI_NETS_EXISTED=$([ -d /var/lib/cni/networks ] && echo 1 || echo 0)
-RUN_DIRS_BEFORE=$(ls -d /run/docker /run/containerd /run/containerd/s /run/netns /var/lib/cni 2>/dev/null)
+RUN_DIRS_BEFORE=$(ls -d /run/docker /run/containerd /run/containerd/s /run/netns /var/lib/cni \
+  /var/lib/containers /var/lib/containers/cache 2>/dev/null)
 
 ipt_undo() {
   local t line new
@@ -121,7 +122,10 @@ cleanup() {
   for l in $(comm -13 "$W/links.before" <(links)); do ip link del "$l" 2>/dev/null; done
   echo "$IP_FORWARD" >/proc/sys/net/ipv4/ip_forward
   [ "$CNI_NETS_EXISTED" = 1 ] || rm -rf /var/lib/cni/networks
-  for d in /run/netns /run/containerd/s /run/containerd /run/docker/plugins /run/docker /var/lib/cni/results /var/lib/cni; do
+  # Podman 4.3 keeps its image blob-info cache in /var/lib/containers/cache whatever its --root
+  grep -qxF /var/lib/containers/cache <<<"$RUN_DIRS_BEFORE" || rm -f /var/lib/containers/cache/blob-info-cache-v1.boltdb
+  for d in /run/netns /run/containerd/s /run/containerd /run/docker/plugins /run/docker /var/lib/cni/results /var/lib/cni \
+           /var/lib/containers/cache /var/lib/containers; do
     grep -qxF "$d" <<<"$RUN_DIRS_BEFORE" || { umount "$d" 2>/dev/null; rmdir "$d" 2>/dev/null; }
   done
   for d in /sys/fs/cgroup/*/"$CGPARENT"; do
