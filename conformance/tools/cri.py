@@ -12,8 +12,13 @@ rather than generated from api.proto (field numbers as in k8s.io/cri-api runtime
       RuntimeService/RunPodSandbox of a pod NAME with runtime handler HANDLER (a RuntimeClass's
       handler), host network (no CNI needed), its cgroups under CGROUP_PARENT, and with POLICY
       the pod annotation org.sharness.policy=POLICY; prints the sandbox id.
-  cri.py stopp SOCKET ID / cri.py rmp SOCKET ID
-      StopPodSandbox / RemovePodSandbox.
+  cri.py create SOCKET HANDLER NAME CGROUP_PARENT POD_ID IMAGE CMD...
+      RuntimeService/CreateContainer of a container NAME running CMD from IMAGE in the pod POD_ID
+      (made by `runp` with the same HANDLER, NAME and CGROUP_PARENT); prints the container id.
+  cri.py stopp SOCKET ID / cri.py rmp SOCKET ID / cri.py start SOCKET CONTAINER_ID /
+  cri.py rm SOCKET CONTAINER_ID
+      StopPodSandbox / RemovePodSandbox / StartContainer (the runtime's create and start) /
+      RemoveContainer.
 
 A failed call prints the error's details on stderr and exits 1.
 """
@@ -96,7 +101,7 @@ def status(sock):
     raise SystemExit("cri.py: the Status answer has no \"config\" entry")
 
 
-def runp(sock, handler, name, cgroup_parent, policy=None):
+def pod_config(name, cgroup_parent, policy=None):
     # PodSandboxMetadata{name 1, uid 2, namespace 3, attempt 4}
     meta = field(1, name) + field(2, name + "-uid") + field(3, "default")
     # NamespaceOption{network 1, pid 2, ipc 3}: NODE = 2 (host network: no CNI), CONTAINER = 1
@@ -107,8 +112,26 @@ def runp(sock, handler, name, cgroup_parent, policy=None):
     config = field(1, meta) + field(8, linux)
     if policy is not None:
         config += map_entry(7, "org.sharness.policy", policy)
+    return config
+
+
+def runp(sock, handler, name, cgroup_parent, policy=None):
+    config = pod_config(name, cgroup_parent, policy)
     # RunPodSandboxRequest{config 1, runtime_handler 2}; the response: {pod_sandbox_id 1}
     answer = dict(fields(call(sock, "RunPodSandbox", field(1, config) + field(2, handler))))
+    print(answer.get(1, b"").decode())
+
+
+def create(sock, handler, name, cgroup_parent, pod_id, image, *cmd):
+    del handler  # the container runs with its pod's handler
+    # ContainerConfig{metadata 1 {name 1}, image 2 {image 1}, command 3, log_path 11}
+    config = field(1, field(1, name)) + field(2, field(1, image))
+    for word in cmd:
+        config += field(3, word)
+    config += field(11, name + ".log")
+    # CreateContainerRequest{pod_sandbox_id 1, config 2, sandbox_config 3}; answer {container_id 1}
+    request = field(1, pod_id) + field(2, config) + field(3, pod_config(name, cgroup_parent))
+    answer = dict(fields(call(sock, "CreateContainer", request)))
     print(answer.get(1, b"").decode())
 
 
@@ -118,8 +141,12 @@ def main():
         status(args[1])
     elif len(args) in (5, 6) and args[0] == "runp":
         runp(*args[1:])
-    elif len(args) == 3 and args[0] in ("stopp", "rmp"):
-        call(args[1], "StopPodSandbox" if args[0] == "stopp" else "RemovePodSandbox", field(1, args[2]))
+    elif len(args) >= 8 and args[0] == "create":
+        create(*args[1:])
+    elif len(args) == 3 and args[0] in ("stopp", "rmp", "start", "rm"):
+        method = {"stopp": "StopPodSandbox", "rmp": "RemovePodSandbox", "start": "StartContainer",
+                  "rm": "RemoveContainer"}[args[0]]
+        call(args[1], method, field(1, args[2]))
     else:
         raise SystemExit(__doc__)
 
