@@ -34,6 +34,11 @@ struct RuntimeConfig {
   std::string kms_cgroup_parent = "/sharness-kms";
   // "seccompCache": false turns off the compiled-filter cache (runtime/linux/seccomp_cache.hpp).
   bool seccomp_cache = true;
+  // "trustBundleClaims": true says whoever writes bundles on this host is the operator, so a
+  // config.json's policy claims (a "sharness" block, org.sharness.* annotations, as `policy
+  // apply` writes them) are what create enforces and `state` reports. Off (the default), they
+  // are refused at create: only the runtime writes policy claims (docs/policy.md "Claims").
+  bool trust_bundle_claims = false;
 };
 
 // Where the certificate authority lives: caDir, else <state root>/.ca.
