@@ -12,6 +12,8 @@
 #include "base/json.hpp"
 #include "oci/config.hpp"
 #include "oci/config_write.hpp"
+#include "runtime/lifecycle/state_store.hpp"
+#include "spec-mapping/policy.hpp"
 
 using namespace sh;
 
@@ -127,4 +129,21 @@ BOOST_AUTO_TEST_CASE(the_fuzz_regressions_are_refused_cleanly) {
     ++n;
   }
   BOOST_TEST(n >= 5u);
+}
+
+BOOST_AUTO_TEST_CASE(every_reader_refuses_them) {
+  // exec --process, update --resources, a policy, the state store: one parser, one rule.
+  auto p = oci::parse_process_json(R"({"args": ["sh"], "cwd": "/" /* , "noNewPrivileges": false */})", "process.json");
+  BOOST_REQUIRE(!p);
+  BOOST_TEST(p.error().what().find("process.json: invalid JSON: a comment") == 0u, p.error().what());
+  auto r = oci::parse_resources_json(R"({"pids": {"limit": 4} // , "pids": {"limit": 1000}
+  })", "resources");
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.error().what().find("resources: invalid JSON: a comment") == 0u, r.error().what());
+  auto pol = policy::parse_policy(R"({"id": "c", "version": 1 /* , "pids": {"limit": 100000} */})", "policy.json");
+  BOOST_REQUIRE(!pol);
+  BOOST_TEST(pol.error().what().find("invalid JSON: a comment") != std::string::npos, pol.error().what());
+  auto st = lifecycle::record_from_json(R"({"id": "x" /* */})", "state.json");
+  BOOST_REQUIRE(!st);
+  BOOST_TEST(st.error().what().find("state.json: invalid JSON: a comment") == 0u, st.error().what());
 }
