@@ -43,7 +43,7 @@ BOOST_AUTO_TEST_CASE(comments_are_refused_naming_the_byte) {
 }
 
 BOOST_AUTO_TEST_CASE(slashes_in_strings_are_data) {
-  auto d = json::Document::parse(R"({"path": "/a/*b*/c//d", "e\"/*": "\\/"})", "t.json");
+  auto d = json::Document::parse(R"({"path": "/a/*b*/c//d", "e\"/*": "\/"})", "t.json");
   BOOST_REQUIRE_MESSAGE(d, (d ? "" : d.error().what()));
   BOOST_TEST(*d->root().get("path")->as_string() == "/a/*b*/c//d");
   BOOST_TEST(*d->root().get("e\"/*")->as_string() == "/");
@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(kept_blocks_that_do_not_parse_fail_the_write) {
   c.sharness_json = R"({"policy": {"id": "x", "hash": "y"}})";
   auto ok = oci::config_to_json(c, false);
   BOOST_REQUIRE(ok);
-  BOOST_TEST(ok->find(R"("sharness":{"policy":{"id":"x","hash":"y"}})") != std::string::npos, *ok);
+  BOOST_TEST(ok->ends_with(R"(,"sharness":{"policy": {"id": "x", "hash": "y"}}})"), *ok);  // spliced as it is
   c.sharness_json.reset();
   c.process.emplace();
   c.process->landlock_json = "{\"ruleset\": // x\n{}}";
