@@ -127,6 +127,9 @@ class Writer {
   Writer& null();
   // Re-emit a parsed value as is (for pass-through of opaque sections).
   Writer& value(yajl_val v);
+  // Re-emit a value kept as JSON text (Document::parse's reading, `origin` for its error); text
+  // that does not parse fails the writer, never drops the value.
+  Writer& json_text(std::string_view text, const std::string& origin);
   // Convenience: "k": "v" etc.
   Writer& kv(std::string_view k, std::string_view v) { return key(k).string(v); }
   Writer& kv(std::string_view k, const char* v) { return key(k).string(v); }
@@ -135,14 +138,24 @@ class Writer {
   Writer& kv(std::string_view k, bool v) { return key(k).boolean(v); }
   Writer& kv(std::string_view k, const std::vector<std::string>& v);
 
+  bool ok() const { return status_ == yajl_gen_status_ok; }
+  // The document, or the first generator status that was not ok (every call is checked).
+  Result<std::string> text() const;
+  // text() for documents our own code builds from bounded input: a generator error there is a
+  // bug, and aborts rather than return a truncated document.
   std::string str() const;
 
  private:
+  template <class F>
+  Writer& gen(F call);
   yajl_gen g_;
+  yajl_gen_status status_ = yajl_gen_status_ok;
+  std::optional<Error> error_;  // json_text's parse error (status_ is then in_error_state)
 };
 
 // Whether `text` is exactly one object: it opens with '{' and its brackets, counted outside strings,
-// close only at its last byte, so nothing can follow the object (for splicing Writer output).
+// close only at its last byte, so nothing can follow the object (for splicing Writer output). The
+// scan is Document::parse's: a '/' outside strings (a comment) makes it false.
 bool is_one_object(std::string_view text);
 
 // Quote a string as a JSON string literal.

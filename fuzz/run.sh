@@ -51,8 +51,11 @@ for t in "${targets[@]}"; do
   fi
   rm -f "$art"/crash-* "$art"/leak-* "$art"/timeout-* "$art"/oom-* "$art"/slow-unit-*
   log=$build/fuzz-$t.log
+  # JSON targets get the JSON dictionary (comments included: fuzz/dict/json.dict)
+  dict=()
+  case $t in config|policy|state) dict=(-dict="$here/dict/json.dict") ;; esac
   "$bin" -max_total_time="$each" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix="$art/" "$work" "$seeds" >"$log" 2>&1
+    "${dict[@]}" -artifact_prefix="$art/" "$work" "$seeds" >"$log" 2>&1
   status=$?
   runs=$(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' ||
          grep -m1 -oE '[0-9]+ mutated runs' "$log" | grep -oE '^[0-9]+')

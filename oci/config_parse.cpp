@@ -217,10 +217,10 @@ Result<ExecCpuAffinity> parse_exec_cpu_affinity(const Value& v) {
 }
 
 // Keep the opaque process.landlock block as JSON text for the Landlock module.
-std::string reserialize(const Value& v) {
+Result<std::string> reserialize(const Value& v) {
   json::Writer w;
   w.value(v.raw());
-  return w.str();
+  return TRYC(v.path(), w.text());
 }
 
 Result<Process> parse_process(const Value& v) {
@@ -242,7 +242,7 @@ Result<Process> parse_process(const Value& v) {
   if (auto o = TRY(opt_object(v, "scheduler"))) p.scheduler = TRY(parse_scheduler(*o));
   if (auto o = TRY(opt_object(v, "ioPriority"))) p.io_priority = TRY(parse_io_priority(*o));
   if (auto o = TRY(opt_object(v, "execCPUAffinity"))) p.exec_cpu_affinity = TRY(parse_exec_cpu_affinity(*o));
-  if (auto o = TRY(opt_object(v, "landlock"))) p.landlock_json = reserialize(*o);
+  if (auto o = TRY(opt_object(v, "landlock"))) p.landlock_json = TRY(reserialize(*o));
   return p;
 }
 
@@ -538,7 +538,7 @@ Result<Config> parse_root(const Value& v) {
   if (auto o = TRY(opt_object(v, "sharness"))) {
     json::Writer w;
     w.value(o->raw());
-    c.sharness_json = w.str();
+    c.sharness_json = TRYC("config.json: sharness", w.text());
   }
   return c;
 }

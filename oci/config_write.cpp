@@ -40,13 +40,11 @@ void list(Writer& w, std::string_view k, const std::vector<T>& v, F each) {
   w.end_array();
 }
 
-// A block kept as JSON text (process.landlock): re-emit it as a value, or drop it if it is
-// not JSON (it came from our own parser, so it always is).
+// A block kept as JSON text (process.landlock): re-emitted as a value. It came from our own
+// parser, so it parses; if it ever did not, the writer fails (config_to_json's error): a
+// dropped block would be a dropped bound.
 void raw(Writer& w, std::string_view k, const std::optional<std::string>& text) {
-  if (!text) return;
-  auto doc = json::Document::parse(*text, "raw");
-  if (!doc) return;
-  w.key(k).value(doc->root().raw());
+  if (text) w.key(k).json_text(*text, "config.json: process." + std::string(k));
 }
 
 void id_mappings(Writer& w, std::string_view k, const std::vector<IdMapping>& v) {
@@ -311,7 +309,7 @@ void write_config_members(Writer& w, const Config& c) {
   write_linux(w, c.linux);
 }
 
-std::string config_to_json(const Config& c, bool pretty) {
+Result<std::string> config_to_json(const Config& c, bool pretty) {
   Writer w(pretty);
   w.begin_object();
   write_config_members(w, c);
@@ -319,14 +317,15 @@ std::string config_to_json(const Config& c, bool pretty) {
     // The block is compact JSON a Writer made (config_parse, extension_to_json): appended as it
     // is rather than parsed and encoded again, 6-7 KB under a policy (callgrind: a third of the
     // JSON work of a create). The object is still open here, after at least "ociVersion".
-    return w.str() + ",\"sharness\":" + *c.sharness_json + "}";
+    // is_one_object scans as Document::parse does (a comment is not one object), so what is
+    // spliced is what a reader of the saved config parses.
+    return TRY(w.text()) + ",\"sharness\":" + *c.sharness_json + "}";
   }
-  if (c.sharness_json) {
-    auto doc = json::Document::parse(*c.sharness_json, "sharness");
-    if (doc) w.key("sharness").value(doc->root().raw());
-  }
+  // Otherwise parsed and re-emitted; a block that does not parse is an error, never dropped
+  // (exec reads the saved block: without it, its stacked filter would be gone).
+  if (c.sharness_json) w.key("sharness").json_text(*c.sharness_json, "config.json: sharness");
   w.end_object();
-  return w.str();
+  return w.text();
 }
 
 }  // namespace sh::oci

@@ -10,7 +10,8 @@
 
 namespace sh::oci {
 
-std::string config_to_json(const Config& c, bool pretty);
+// Fails on any generator error or a kept block (sharness, process.landlock) that does not parse.
+Result<std::string> config_to_json(const Config& c, bool pretty);
 
 // The members of the top-level object without its braces, for callers that add their own
 // keys (the "sharness" extension block).

@@ -264,6 +264,9 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
   ext.best_effort = p.best_effort;
   ext.wall_clock_seconds = p.wall_clock_seconds;
   if (p.network) ext.network = network_name(*p.network);
+  // Before anything of the policy's own (KMS, edges) is added: these are the client's hooks.
+  ext.hooks_from_config = p.hooks_from_config.value_or(true);
+  TRYV(refuse_config_hooks(ext, c.hooks));
 
   if (!c.process) c.process.emplace();
   apply_identity(p.identity, *c.process, ext);

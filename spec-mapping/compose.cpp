@@ -233,6 +233,9 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
   out.cpu = meet_cpu(floor.cpu, tighter.cpu);
   out.pids = meet_pids(floor.pids, tighter.pids);
   out.wall_clock_seconds = min_opt(floor.wall_clock_seconds, tighter.wall_clock_seconds);
+  // Config hooks: false (refused) on either side wins; absent on both stays absent.
+  if (floor.hooks_from_config || tighter.hooks_from_config)
+    out.hooks_from_config = floor.hooks_from_config.value_or(true) && tighter.hooks_from_config.value_or(true);
   out.syscalls = meet_syscalls(floor.syscalls, tighter.syscalls);
   out.devices = meet(floor.devices, tighter.devices);
   out.mounts = meet_mounts(floor.mounts, tighter.mounts);

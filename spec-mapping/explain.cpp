@@ -124,6 +124,8 @@ void resources(Builder& b, const Policy& p) {
         b.add("RLIMIT_NPROC " + std::to_string(limit) + " (the throwaway uid is the container's alone)", true);
     }
   }
+  if (p.hooks_from_config == false)
+    b.add("no hooks from config.json (they would run on the host, as root): refused at create", true);
   if (p.wall_clock_seconds)
     b.add("wall-clock limit " + std::to_string(*p.wall_clock_seconds) + " s (runtime watchdog, SIGKILL)", b.host.pidfd,
           "pidfd_open(2) is not available", kWatchdog);

@@ -32,6 +32,7 @@ void write_extension(json::Writer& w, const Extension& e) {
     w.key("landlock");
     oci::write_landlock(w, *e.landlock);
   }
+  if (!e.hooks_from_config) w.kv("hooksFromConfig", false);
   if (e.exec) {
     w.key("exec").begin_array();
     for (const auto& pin : *e.exec) w.begin_object().kv("path", pin.path).kv("sha256", pin.sha256).end_object();
@@ -47,6 +48,17 @@ void write_extension(json::Writer& w, const Extension& e) {
     w.end_array();
   }
   w.end_object();
+}
+
+Result<void> refuse_config_hooks(const Extension& e, const oci::Hooks& h) {
+  if (e.hooks_from_config) return {};
+  for (auto [kind, list] : {std::pair{"prestart", &h.prestart}, {"createRuntime", &h.create_runtime},
+                            {"createContainer", &h.create_container}, {"startContainer", &h.start_container},
+                            {"poststart", &h.poststart}, {"poststop", &h.poststop}})
+    if (!list->empty())
+      return fail("config.json: hooks." + std::string(kind) + "[0]: refused: policy " + e.policy_id +
+                  " has hooks.fromConfig false (a config's hooks run on the host, as root)");
+  return {};
 }
 
 std::string extension_to_json(const Extension& e, bool pretty) {
@@ -94,7 +106,7 @@ Error tidy(Error e) {
 Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
   TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
-                  "edges", "secrets", "landlock", "exec", "bounds"}));
+                  "edges", "secrets", "landlock", "exec", "hooksFromConfig", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
   TRYV(strict(pol, {"id", "hash"}));
@@ -107,6 +119,7 @@ Result<Extension> parse_impl(const json::Value& v) {
   if (e.network && *e.network != "none" && *e.network != "loopback" && *e.network != "host")
     return fail(v.child_path("network") + ": expected \"none\", \"loopback\" or \"host\", got \"" + *e.network + "\"");
   TRYV(v.opt("wallClockSeconds", e.wall_clock_seconds));
+  TRYV(v.opt("hooksFromConfig", e.hooks_from_config));
   if (v.get("devices")) {
     std::vector<std::string> names;
     TRYV(v.opt("devices", names));

@@ -16,6 +16,7 @@
 //                   enforced as a Landlock layer of its own, on top of the config's... },
 //     "exec": [{"path": "/bin/busybox", "sha256": "<sha256>"}],
 //     "secrets": {"vaults": [...], "hosts": [...], "operations": [...], "ttl": 600},
+//     "hooksFromConfig": false,
 //     "bounds": [{"mechanism": "...", "available": true, "appliedBy": "...", "note": "..."}]
 //   }
 #pragma once
@@ -62,8 +63,14 @@ struct Extension {
   // per-container hooks, mounts and KMS config (spec-mapping/kms_map), also for a config that
   // `policy apply` wrote.
   std::optional<hooks::SecretsPolicy> secrets;
+  // "hooksFromConfig": false (the policy's hooks.fromConfig): config.json's own hooks are refused.
+  bool hooks_from_config = true;
   std::vector<Bound> bounds;
 };
+
+// With hooks_from_config false, any hook in `h` (config.json's own: they run on the host, as
+// root) is refused, the error naming the first one's JSON path.
+Result<void> refuse_config_hooks(const Extension& e, const oci::Hooks& h);
 
 // The object for the "sharness" key.
 void write_extension(json::Writer& w, const Extension& e);

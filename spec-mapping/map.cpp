@@ -38,7 +38,7 @@ Result<std::string> map_policy_json(const Policy& p, bool pretty) {
                                    "<runtime config kms.vault>", "<runtime config kms.kek>", "/sharness-kms"},
                         c, true));
   // Serialize with the one config writer, then keep the sections a policy touches.
-  auto doc = TRY(json::Document::parse(oci::config_to_json(c, false), "mapped config"));
+  auto doc = TRY(json::Document::parse(TRY(oci::config_to_json(c, false)), "mapped config"));
   auto root = doc.root();
   json::Writer w(pretty);
   w.begin_object();
@@ -83,7 +83,7 @@ Result<std::string> merged_config_json(const Policy& floor, std::string_view con
   w.key("sharness");
   write_extension(w, ext);
   w.end_object();
-  return w.str();
+  return w.text();
 }
 
 }  // namespace sh::policy

@@ -140,6 +140,9 @@ struct Policy {
   std::optional<std::vector<std::string>> scope;  // "abstract_unix_socket", "signal" (sorted)
   std::optional<std::vector<Pin>> exec;           // sorted by path; absent: no allowlist
   std::optional<hooks::SecretsPolicy> secrets;    // a KMS sidecar (issue 10); absent: none
+  // "hooks": {"fromConfig": false}: config.json's own hooks (they run on the host, as root) are
+  // refused. Absent or true: allowed (Docker writes a prestart hook into every config).
+  std::optional<bool> hooks_from_config;
 
   // Lowercase hex SHA-256 of the canonical form of the document this was parsed from
   // (or, for a composed policy, of policy_to_json's output).

@@ -42,7 +42,8 @@ bool Policy::same_rules(const Policy& o) const {
          identity == o.identity && namespaces == o.namespaces && network == o.network && memory == o.memory &&
          cpu == o.cpu && pids == o.pids && wall_clock_seconds == o.wall_clock_seconds && syscalls == o.syscalls &&
          devices == o.devices && mounts == o.mounts && mesh == o.mesh && files == o.files && ports == o.ports &&
-         scope == o.scope && exec == o.exec && secrets == o.secrets;
+         scope == o.scope && exec == o.exec && secrets == o.secrets &&
+         hooks_from_config == o.hooks_from_config;
 }
 
 const std::vector<DeviceInfo>& device_table() {
@@ -410,7 +411,7 @@ Result<Policy> parse_root(const Value& root) {
     if (root.get(r)) return fail(root.child_path(r) + ": not supported yet");
   TRYV(strict(root, {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network",
                      "memory", "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges",
-                     "accepts", "files", "ports", "scope", "exec", "secrets"}));
+                     "accepts", "files", "ports", "scope", "exec", "secrets", "hooks"}));
   Policy p;
   if (auto s = root.get("$schema")) TRYV(str(*s));
   p.id = TRY(parse_id(TRY(root.need("id"))));
@@ -437,6 +438,10 @@ Result<Policy> parse_root(const Value& root) {
   if (auto o = root.get("scope")) p.scope = TRY(parse_scope(*o));
   if (auto o = root.get("exec")) p.exec = TRY(parse_exec(*o));
   if (auto o = root.get("secrets")) p.secrets = TRY(hooks::parse_secrets(*o));
+  if (auto o = root.get("hooks")) {
+    TRYV(strict(*o, {"fromConfig"}));
+    if (auto f = o->get("fromConfig")) p.hooks_from_config = TRY(boolean(*f));
+  }
   // With an allowlist, execute comes only from it: a files rule granting it would let any
   // file under that path run, pinned or not.
   if (p.exec && p.files)

@@ -47,6 +47,7 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     w.end_object();
   }
   if (p.devices) w.kv("devices", *p.devices);
+  if (p.hooks_from_config) w.key("hooks").begin_object().kv("fromConfig", *p.hooks_from_config).end_object();
 
   const Mounts& m = p.mounts;
   if (m.readonly_root || m.binds_readonly || !m.tmpfs.empty() || !m.readonly_binds.empty() ||

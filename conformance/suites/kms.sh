@@ -601,7 +601,13 @@ case_policy_apply_then_run() {
   assert_not_contains "$(<"$B/config.json")" "$K/vault" "apply: no vault path in config.json"
   assert_eq "$(scan_tree "$B" "$MASTER_DB")" absent "apply: no master key in the bundle"
 
-  RT_EXTRA=("${base[@]}" --config "$SECRETS_RC")  # no --policy: the block is the policy
+  # Without trustBundleClaims the block is a client's claim: refused, naming it.
+  RT_EXTRA=("${base[@]}" --config "$SECRETS_RC")
+  create_in "$B" "$id"
+  assert_ne 0 "$RC" "create of an applied config without trustBundleClaims"
+  assert_contains "$ERR" "config.json: sharness: a policy claim"
+  jq '.trustBundleClaims = true' "$SECRETS_RC" >"$SECRETS_RC.trusted"
+  RT_EXTRA=("${base[@]}" --config "$SECRETS_RC.trusted")  # no --policy: the block is the policy
   must_create "$B" "$id"
   assert_eq true "$(jq '[.hooks.createRuntime[].args[0]] | index("sharness-kms") != null' "$STATE/$id/config.json")" \
     "create added the KMS hook from the block"
@@ -618,7 +624,7 @@ case_policy_apply_then_run() {
   # The block and --policy together: refused (apply every policy with policy apply).
   b2=$B
   id=$(newid kap)
-  RT_EXTRA=("${base[@]}" --policy "$SECRETS_POLICY" --config "$SECRETS_RC")
+  RT_EXTRA=("${base[@]}" --policy "$SECRETS_POLICY" --config "$SECRETS_RC.trusted")
   create_in "$b2" "$id"
   assert_ne 0 "$RC" "create of an applied config with --policy"
   assert_contains "$ERR" "applied by \`policy apply\`"

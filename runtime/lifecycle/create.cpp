@@ -234,10 +234,35 @@ oci::State to_state(const Record& r, Status s) {
   return st;
 }
 
+namespace {
+bool is_claim(const std::string& annotation) {
+  return annotation.starts_with("org.sharness.") && annotation != policy::kAnnotationPolicy;
+}
+
+// Only the runtime writes policy claims (DESIGN.md §3). A client's "sharness" block, or an
+// org.sharness.* annotation other than org.sharness.policy (the installed policy it names, which
+// select_policy resolves and intersects with the floor), would otherwise be enforced or reported
+// as if this runtime had produced it: a role gets a leaf from the operator's CA, secrets get a KMS
+// over the operator's vault, and `state` shows a policy id and hash that nothing enforced.
+// Refused unless the runtime config says the bundle's author is the operator (trustBundleClaims).
+Result<void> refuse_client_claims(const RuntimeConfig& rc, const oci::Config& c) {
+  if (rc.trust_bundle_claims) return {};
+  const std::string why =
+      ": a policy claim, and only the runtime writes those (the operator's floor is --policy or the runtime "
+      "config's defaultPolicy; a client names an installed policy with annotations." + std::string(policy::kAnnotationPolicy) +
+      "; a config written by `policy apply` needs \"trustBundleClaims\": true in the runtime config)";
+  if (c.sharness_json) return fail("config.json: sharness" + why);
+  for (const auto& [k, v] : c.annotations)
+    if (is_claim(k)) return fail("config.json: annotations." + k + why);
+  return {};
+}
+}  // namespace
+
 // The policy, if any, tightens the config in memory; what OCI cannot express lands in `ext`.
 // `fixed`: which identity fields the floor holds exec to (floor.hpp).
 Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const RuntimeConfig& rc, oci::Config& c,
                                                       FloorIdentity& fixed) {
+  TRYV(refuse_client_claims(rc, c));
   auto p = TRY(select_policy(rc, g.policy, c));
   fixed.uid = p && p->identity.uid;
   fixed.gid = p && (p->identity.uid || p->identity.gid);
@@ -252,6 +277,7 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
                   ": give every policy to `policy apply --policy`, applied to the original config");
     TRYC("policy " + ext.policy_id, policy::require_available(ext.bounds, ext.best_effort));
     fixed = {true, true};  // `policy apply` wrote the user: exec is held to it
+    TRYV(policy::refuse_config_hooks(ext, c.hooks));  // hooks added to the config after `policy apply`
     return std::optional<policy::Extension>(std::move(ext));
   }
   if (!p) return std::optional<policy::Extension>();
@@ -329,9 +355,13 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     cleanup.root = g.root;
     cleanup.id = o.id;
   }
-  // Only the runtime says what identity a container has: a client's look-alike annotations go.
-  for (const char* k : {edges::kAnnotationRole, edges::kAnnotationUri, edges::kAnnotationFingerprint})
-    c.annotations.erase(k);
+  // `state` reports what this runtime applied: the policy and identity annotations come from
+  // what create enforces, never from the config's own (a trusted bundle's included).
+  std::erase_if(c.annotations, [](const auto& kv) { return is_claim(kv.first); });
+  if (ext) {
+    c.annotations[policy::kAnnotationId] = ext->policy_id;
+    c.annotations[policy::kAnnotationHash] = ext->policy_hash;
+  }
   if (ext && ext->mesh && ext->mesh->active()) {
     // Per-edge mTLS: a fresh key and certificate on a tmpfs, the edge directories, and the
     // mounts and hooks (sharness-edge up/down) that expose them.
@@ -360,7 +390,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   rec.poststart_hooks = !c.hooks.poststart.empty();
   rec.poststop_hooks = !c.hooks.poststop.empty();
   // exec re-reads this: with a policy it is the tightened config with its sharness block.
-  TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? oci::config_to_json(c, false) : b.config_text, 0600));
+  TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? TRY(oci::config_to_json(c, false)) : b.config_text, 0600));
   fault::point("create.config-saved");
   if (ext) {  // the runtime's own record of the floor, for exec and update (floor.hpp)
     TRYV(save_floor(dir, make_floor(*ext, fixed, c, asked_process, asked_resources)));

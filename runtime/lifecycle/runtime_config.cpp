@@ -51,7 +51,7 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
   TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges",
-                               "seccompCache", "clientPolicies"}));
+                               "seccompCache", "clientPolicies", "trustBundleClaims"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -62,6 +62,7 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   TRYV(root.opt("defaultPolicy", rc.default_policy));
   TRYV(root.opt("caDir", rc.ca_dir));
   TRYV(root.opt("seccompCache", rc.seccomp_cache));
+  TRYV(root.opt("trustBundleClaims", rc.trust_bundle_claims));
   if (!rc.ca_dir.empty() && rc.ca_dir[0] != '/') return fail(origin + ": caDir: must be an absolute path");
   if (auto k = root.get("kms")) {
     TRYV(k->only_keys({"vault", "kek", "cgroupParent"}));

@@ -43,6 +43,11 @@ struct RuntimeConfig {
   // "clientPolicies": the installed policies a client may name, each with the grant sections it
   // may add where the floor has none. Absent: any installed policy, adding none.
   std::optional<std::map<std::string, policy::Grants>> client_policies;
+  // "trustBundleClaims": true says whoever writes bundles on this host is the operator, so a
+  // config.json's policy claims (a "sharness" block, org.sharness.* annotations, as `policy
+  // apply` writes them) are what create enforces and `state` reports. Off (the default), they
+  // are refused at create: only the runtime writes policy claims (docs/policy.md "Claims").
+  bool trust_bundle_claims = false;
 };
 
 // Where the certificate authority lives: caDir, else <state root>/.ca.

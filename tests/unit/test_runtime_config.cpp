@@ -188,3 +188,15 @@ BOOST_AUTO_TEST_CASE(the_composed_id_is_honest) {
   BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().what()));
   BOOST_TEST((*r)->id == "floor+floor");
 }
+
+BOOST_AUTO_TEST_CASE(trust_bundle_claims_is_off_unless_said) {
+  auto d = parse_runtime_config("{}", "runtime.json");
+  BOOST_REQUIRE(d);
+  BOOST_TEST(!d->trust_bundle_claims);
+  auto rc = parse_runtime_config(R"({"trustBundleClaims": true})", "runtime.json");
+  BOOST_REQUIRE(rc);
+  BOOST_TEST(rc->trust_bundle_claims);
+  BOOST_TEST(error_of(R"({"trustBundleClaims": "yes"})").find("trustBundleClaims") != std::string::npos);
+  // a comment in the runtime config: refused, not read around
+  BOOST_TEST(error_of(R"({/* "trustBundleClaims": true */})").find("a comment at byte 1") != std::string::npos);
+}
