@@ -704,7 +704,42 @@ tcase "SHARNESS_POLICY_ID/HASH inside match policy hash; state reports both" cas
 tcase "annotation naming baseline cannot loosen the harsh floor" case_annotation_cannot_loosen
 tcase "annotation naming a stricter policy tightens" case_annotation_tightens
 tcase "annotation holding a path is refused, nothing left" case_annotation_path_refused
+# `hello` when its containers cannot start (issue 17): under a policy whose busybox pin is stale
+# (it pins a copy of the host's busybox with one byte appended) create refuses every container;
+# hello says so, shows the runtime's error and the `policy pin` command, counts no attempt as
+# held or not held, and exits 2. Following its advice (`policy pin --rootfs /`) gives a policy
+# under which hello holds every attempt.
+case_hello_stale_pin() {
+  known_fail runc crun
+  local stale fixed host bb
+  bb=$CASEDIR/busybox-other
+  cp /bin/busybox "$bb"
+  printf 'x' >>"$bb"
+  host=$(sha256sum /bin/busybox | cut -d' ' -f1)
+  stale=$CASEDIR/harsh-stale.json
+  jq --arg s "$(sha256sum "$bb" | cut -d' ' -f1)" '.exec[0].sha256 = $s' "$HARSH" >"$stale"
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$stale"
+  assert_eq 2 "$CMD_RC" "hello under a stale pin exits 2: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "containers could not start, so their attempts were never made" || return 1
+  assert_contains "$CMD_OUT" "container \"main\": " || return 1
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: SHA-256 is $host, the policy pins $(sha256sum "$bb" | cut -d' ' -f1)" \
+    "the runtime's error" || return 1
+  assert_contains "$CMD_OUT" "sharness-runtime policy pin --rootfs / $stale --out" "what to do" || return 1
+  assert_not_contains "$CMD_OUT" "NOT held" || return 1
+  assert_not_contains "$CMD_OUT" "attempts held" || return 1
+  # Control: the pin refreshed from the host, as hello says; every attempt then held.
+  fixed=$CASEDIR/harsh-fixed.json
+  _run_cmd "$RUNTIME" policy pin --rootfs / "$stale" --out "$fixed"
+  assert_eq 0 "$CMD_RC" "policy pin --rootfs /: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "/bin/busybox: $(sha256sum "$bb" | cut -d' ' -f1) -> $host" || return 1
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$fixed"
+  assert_eq 0 "$CMD_RC" "hello under the refreshed pin: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "20 of 20 attempts held" || return 1
+  assert_not_contains "$CMD_OUT" "could not start" || return 1
+}
+
 tcase "bad policies: policy check refuses each, naming the file and the JSON path" case_bad_policy_check
 tcase "bad policies: create --policy BAD fails and leaves nothing" case_bad_policy_create
 tcase "policy explain harsh: one line per bound, each a Boundary" case_explain_harsh
+tcase "hello under a stale pin: no verdict, the runtime's error and policy pin; refreshed: 20 of 20 held" case_hello_stale_pin
 finish
