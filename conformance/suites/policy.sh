@@ -721,7 +721,7 @@ case_hello_stale_pin() {
   _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$stale"
   assert_eq 2 "$CMD_RC" "hello under a stale pin exits 2: $CMD_OUT" || return 1
   assert_contains "$CMD_OUT" "containers could not start, so their attempts were never made" || return 1
-  assert_contains "$CMD_OUT" "container \"main\": " || return 1
+  assert_contains "$CMD_OUT" "\"main\"" "the main container named" || return 1
   assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: SHA-256 is $host, the policy pins $(sha256sum "$bb" | cut -d' ' -f1)" \
     "the runtime's error" || return 1
   assert_contains "$CMD_OUT" "sharness-runtime policy pin --rootfs / $stale --out" "what to do" || return 1

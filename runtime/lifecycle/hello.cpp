@@ -586,11 +586,21 @@ std::string format_not_started(const std::vector<Unstarted>& failed, size_t cont
                     " containers could not start, so their attempts were never made: no verdict " +
                     "(an attempt that never ran is neither held nor not held)\n";
   bool stale_pin = false, other = false;
+  // The same refusal for every container is said once: the message of a logfmt line
+  // (time="..." level=error msg="...") without its time, else the text as it came.
+  std::vector<std::pair<std::string, std::string>> by_error;  // error, containers
   for (const auto& f : failed) {
     std::string err = flat(f.error);
-    out += "  container \"" + f.container + "\": " + err + "\n";
+    if (size_t m = err.find("msg=\""); m != std::string::npos && err.starts_with("time=")) {
+      err = err.substr(m + 5);
+      if (!err.empty() && err.back() == '"') err.pop_back();
+    }
     (has(err, "exec allowlist:") && has(err, "the policy pins") ? stale_pin : other) = true;
+    auto it = std::ranges::find(by_error, err, &std::pair<std::string, std::string>::first);
+    if (it == by_error.end()) by_error.push_back({err, "\"" + f.container + "\""});
+    else it->second += ", \"" + f.container + "\"";
   }
+  for (const auto& [err, names] : by_error) out += "  " + names + ": " + err + "\n";
   out += "what to do:\n";
   if (stale_pin)
     out += "  the policy's exec pins do not match the busybox these containers run (hello copies the host's).\n"
