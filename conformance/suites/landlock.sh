@@ -447,6 +447,27 @@ case_pin_refresh() {
   assert_ne 0 "$CMD_RC" "policy pin through a symlink" || return 1
   assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: a symlink" || return 1
   assert_eq 1 "$([ -e "$CASEDIR/sym.json" ] && echo 0 || echo 1)" "no policy written" || return 1
+
+  # --rootfs follows a symlink on the way inside the root, never out of it: bin -> /usr/bin
+  # (absolute) names the rootfs's usr/bin/busybox, not the host's. A leaf symlink is refused.
+  local r=$CASEDIR/rootfs-pin
+  mkdir -p "$r/usr/bin"
+  ln -s /usr/bin "$r/bin"
+  cp "$b/rootfs/bin/busybox.real" "$r/usr/bin/busybox"
+  _run_cmd "$RUNTIME" policy pin --rootfs "$r" "$HARSH" --out "$CASEDIR/rootfs.json"
+  assert_eq 0 "$CMD_RC" "policy pin --rootfs through bin -> /usr/bin ($CMD_OUT)" || return 1
+  assert_eq "$new" "$(jq -r '.exec[0].sha256' "$CASEDIR/rootfs.json")" "resolved inside the rootfs" || return 1
+  assert_ne "$(sha /usr/bin/busybox)" "$new" "control: the host's busybox is another file" || return 1
+  rm "$r/usr/bin/busybox"
+  ln -s /etc/hostname "$r/usr/bin/busybox"
+  _run_cmd "$RUNTIME" policy pin --rootfs "$r" "$HARSH"
+  assert_ne 0 "$CMD_RC" "policy pin --rootfs of a leaf symlink" || return 1
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: a symlink" || return 1
+  # A pin that names a FIFO is never opened for reading (policy pin would block on it).
+  rm "$r/usr/bin/busybox"
+  mkfifo "$r/usr/bin/busybox"
+  _run_cmd timeout 10 "$RUNTIME" policy pin --rootfs "$r" "$HARSH"
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: not a regular file" "a FIFO refused ($CMD_RC)" || return 1
 }
 
 tcase "files: outside the rules EACCES, listed paths work, refer across rules EXDEV, truncate denied" case_files
