@@ -738,8 +738,36 @@ case_hello_stale_pin() {
   assert_not_contains "$CMD_OUT" "could not start" || return 1
 }
 
+# The install step (scripts/install-policies.sh, run by `make install`): on a host whose busybox is
+# not the build a shipped policy pins (here: a source dir whose harsh pins another digest), the
+# installed copy pins the host's /bin/busybox, the source is untouched, a policy without exec is
+# copied as is, and create runs under the installed harsh where it refused under the source.
+case_install_pins_the_host() {
+  known_fail runc crun
+  local src=$CASEDIR/src dest=$CASEDIR/etc-policies b before
+  mkdir -p "$src"
+  jq '.exec[0].sha256 = "'"$(printf '%064d' 0)"'"' "$HARSH" >"$src/harsh.json"
+  cp "$SHARNESS_SOURCE_DIR/policies/baseline.json" "$src/"
+  before=$(sha256sum "$src/harsh.json")
+  b=$(new_bundle b sh -c 'echo installed-ok') || return 1
+  cp /bin/busybox "$b/rootfs/bin/busybox"  # the host's build, as hello and make-bundle.sh copy it
+  RT_EXTRA=("${RT_BASE[@]}" --policy "$src/harsh.json")
+  run_in "$b"
+  assert_ne 0 "$RC" "control: the source harsh refuses the host's busybox" || return 1
+  _run_cmd "$SHARNESS_SOURCE_DIR/scripts/install-policies.sh" "$RUNTIME" "$src" "$dest"
+  assert_eq 0 "$CMD_RC" "install-policies.sh: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "/bin/busybox: $(printf '%064d' 0) -> $(sha256sum /bin/busybox | cut -d' ' -f1)" || return 1
+  assert_eq "$before" "$(sha256sum "$src/harsh.json")" "the source policy is untouched" || return 1
+  assert_eq "$(cat "$src/baseline.json")" "$(cat "$dest/baseline.json")" "baseline copied as is" || return 1
+  RT_EXTRA=("${RT_BASE[@]}" --policy "$dest/harsh.json")
+  run_in "$b"
+  assert_run_ok "create under the installed harsh" || return 1
+  assert_line "$OUT" '^installed-ok$' || return 1
+}
+
 tcase "bad policies: policy check refuses each, naming the file and the JSON path" case_bad_policy_check
 tcase "bad policies: create --policy BAD fails and leaves nothing" case_bad_policy_create
 tcase "policy explain harsh: one line per bound, each a Boundary" case_explain_harsh
+tcase "install-policies.sh (make install): the installed harsh pins the host's busybox, the source kept" case_install_pins_the_host
 tcase "hello under a stale pin: no verdict, the runtime's error and policy pin; refreshed: 20 of 20 held" case_hello_stale_pin
 finish

@@ -136,7 +136,8 @@ struct Options {
   bool keep = false;            // keep the temp dir (for inspection)
 };
 
-// Run the attempts and print the table to stdout. Returns the exit code.
+// Run the attempts and print the table to stdout. Returns the exit code: exit_code(rows), or
+// kNotStarted (no table) when a container could not start.
 Result<int> run(const Globals& g, const Options& o);
 
 }  // namespace sh::lifecycle::hello
