@@ -586,14 +586,24 @@ std::string format_not_started(const std::vector<Unstarted>& failed, size_t cont
                     " containers could not start, so their attempts were never made: no verdict " +
                     "(an attempt that never ran is neither held nor not held)\n";
   bool stale_pin = false, other = false;
-  // The same refusal for every container is said once: the message of a logfmt line
-  // (time="..." level=error msg="...") without its time, else the text as it came.
+  // The same refusal for every container is said once: the message of the last logfmt error
+  // line (time="..." level=error msg="..."; warnings before it left out) without its time, else
+  // the text as it came.
   std::vector<std::pair<std::string, std::string>> by_error;  // error, containers
   for (const auto& f : failed) {
     std::string err = flat(f.error);
-    if (size_t m = err.find("msg=\""); m != std::string::npos && err.starts_with("time=")) {
-      err = err.substr(m + 5);
-      if (!err.empty() && err.back() == '"') err.pop_back();
+    for (size_t at = 0; at < f.error.size();) {
+      size_t end = f.error.find('\n', at);
+      std::string_view line = std::string_view(f.error).substr(at, end == std::string::npos ? end : end - at);
+      if (size_t m = line.find("msg=\""); m != std::string::npos && line.starts_with("time=") &&
+                                           line.find(" level=error ") != std::string_view::npos) {
+        // msg is a JSON string literal (base/log): read it as one, escapes and all.
+        auto doc = json::Document::parse(line.substr(m + 4), "log");
+        auto text = doc ? doc->root().as_string() : Result<std::string>(fail("not a string"));
+        if (text) err = flat(*text);
+      }
+      if (end == std::string::npos) break;
+      at = end + 1;
     }
     (has(err, "exec allowlist:") && has(err, "the policy pins") ? stale_pin : other) = true;
     auto it = std::ranges::find(by_error, err, &std::pair<std::string, std::string>::first);

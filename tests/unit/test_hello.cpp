@@ -296,6 +296,14 @@ BOOST_AUTO_TEST_CASE(a_container_that_never_started_is_no_verdict) {
                                        {"main", "time=\"t2\" level=error msg=\"exec allowlist: x: SHA-256 is 1, the policy pins 2\""}},
                                       4, "h.json");
   BOOST_TEST(lf.find("  \"clock\", \"main\": exec allowlist: x: SHA-256 is 1, the policy pins 2\n") != std::string::npos);
+  // A warning logged before the error is not the error.
+  std::string w = format_not_started({{"main", "time=\"t0\" level=warning msg=\"landlock: ABI 4\"\n"
+                                                "time=\"t1\" level=error msg=\"exec allowlist: x: SHA-256 is 1, the policy pins 2\"\n"}},
+                                     3, "h.json");
+  BOOST_TEST(w.find("  \"main\": exec allowlist: x: SHA-256 is 1, the policy pins 2\n") != std::string::npos);
+  BOOST_TEST(w.find("policy pin --rootfs / h.json") != std::string::npos);
+  std::string q = format_not_started({{"main", "time=\"t1\" level=error msg=\"exec \\\"/bin/x\\\": EACCES\"\n"}}, 3, "h.json");
+  BOOST_TEST(q.find("  \"main\": exec \"/bin/x\": EACCES\n") != std::string::npos);
   BOOST_TEST(r.find("sharness-runtime policy pin --rootfs / /etc/sharness/policies/harsh.json --out") !=
              std::string::npos);
   BOOST_TEST(r.find("NOT held") == std::string::npos);
