@@ -31,7 +31,7 @@ const std::vector<CommandInfo>& commands() {
       {"update", cmd_update, "update [--resources FILE|-] [--memory N] [--pids-limit N] ... <id>"},
       {"events", cmd_events, "events [--stats] [--interval DUR] <id>"},
       {"features", cmd_features, "features"},
-      {"policy", cmd_policy, "policy check|hash|map|apply|explain ..."},
+      {"policy", cmd_policy, "policy check|hash|map|apply|explain|pin ..."},
       {"hello", cmd_hello, "hello [--policy harsh]: try what hostile code would, under a policy, and report"},
       {"ca", cmd_ca, "ca init|show|rotate|issue|revoke [--dir DIR]: the certificate authority of edge mTLS"},
       {"kms", cmd_kms, "kms seal --kek FILE --out VAULT ID[=KEYFILE]...: seal master keys for sharness-kms"},

@@ -89,7 +89,7 @@ if [ "$(basename "$RUNTIME")" = sharness-runtime ]; then
   hello_rc=0
   TMPDIR=$TMP "$RUNTIME" "${HELLO[@]}" </dev/null || hello_rc=$?
   echo
-  bold "# hello exit code: $hello_rc (0: every attempt was held)"
+  bold "# hello exit code: $hello_rc (0: every attempt was held; 1: one was not; 2: a container could not start)"
   [ "$rc" != 0 ] || rc=$hello_rc
 fi
 # ---------------------------------------------------------------------------------------------

@@ -406,12 +406,80 @@ case_harsh_runs_busybox() {
   assert_line "$OUT" '^ok$' || return 1
 }
 
+# `policy pin` (docs/policy.md "Refreshing pins"): a bundle whose busybox is another build (here
+# a copy with one byte appended) is refused under harsh with both digests and the command that
+# refreshes the pin; the command reports the change, leaves harsh.json as it was, and create
+# then succeeds under the pinned copy. A pin reached through a symlink is not followed.
+case_pin_refresh() {
+  known_fail runc crun
+  local b id old new before pinned
+  b=$(new_bundle b sh -c 'echo pinned-ok') || return 1
+  old=$(sha "$b/rootfs/bin/busybox")
+  # Control: the unchanged copy runs under harsh.
+  run_policy "$HARSH" "$b"
+  assert_run_ok "control: harsh runs the busybox it pins" || return 1
+  printf 'x' >>"$b/rootfs/bin/busybox"
+  new=$(sha "$b/rootfs/bin/busybox")
+  with_policy "$HARSH"
+  id=$(newid stale)
+  create_in "$b" "$id"
+  assert_ne 0 "$RC" "create under a stale pin" || return 1
+  assert_contains "$ERR" "exec allowlist: /bin/busybox: SHA-256 is $new, the policy pins $old" "the path and both digests" || return 1
+  assert_contains "$ERR" "sharness-runtime policy pin --bundle" "the command that refreshes it" || return 1
+  assert_nothing_left "$id" || return 1
+
+  before=$(sha "$HARSH")
+  pinned=$CASEDIR/harsh-pinned.json
+  _run_cmd "$RUNTIME" policy pin --bundle "$b" "$HARSH" --out "$pinned"
+  assert_eq 0 "$CMD_RC" "policy pin ($CMD_OUT)" || return 1
+  assert_contains "$CMD_OUT" "/bin/busybox: $old -> $new" "policy pin reports the change" || return 1
+  assert_contains "$CMD_OUT" "1 of 1 pins changed; hash $("$RUNTIME" policy hash "$HARSH") -> $("$RUNTIME" policy hash "$pinned")" || return 1
+  assert_eq "$before" "$(sha "$HARSH")" "the policy given is not edited" || return 1
+  assert_eq "$new" "$(jq -r '.exec[0].sha256' "$pinned")" "the pinned copy's digest" || return 1
+  assert_eq "$(jq -S 'del(.exec)' "$HARSH")" "$(jq -S 'del(.exec)' "$pinned")" "nothing else changed" || return 1
+  # Without --out: the policy on stdout, the report on stderr.
+  assert_eq "$(cat "$pinned")" "$("$RUNTIME" policy pin --bundle "$b" "$HARSH" 2>/dev/null)" "stdout is the policy" || return 1
+  run_policy "$pinned" "$b"
+  assert_run_ok "create under the refreshed pin" || return 1
+  assert_line "$OUT" '^pinned-ok$' || return 1
+
+  # A pin that is a symlink (to the real file) in the bundle is refused, not followed.
+  mv "$b/rootfs/bin/busybox" "$b/rootfs/bin/busybox.real"
+  ln -s busybox.real "$b/rootfs/bin/busybox"
+  _run_cmd "$RUNTIME" policy pin --bundle "$b" "$HARSH" --out "$CASEDIR/sym.json"
+  assert_ne 0 "$CMD_RC" "policy pin through a symlink" || return 1
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: a symlink" || return 1
+  assert_eq 1 "$([ -e "$CASEDIR/sym.json" ] && echo 0 || echo 1)" "no policy written" || return 1
+
+  # --rootfs follows a symlink on the way inside the root, never out of it: bin -> /usr/bin
+  # (absolute) names the rootfs's usr/bin/busybox, not the host's. A leaf symlink is refused.
+  local r=$CASEDIR/rootfs-pin
+  mkdir -p "$r/usr/bin"
+  ln -s /usr/bin "$r/bin"
+  cp "$b/rootfs/bin/busybox.real" "$r/usr/bin/busybox"
+  _run_cmd "$RUNTIME" policy pin --rootfs "$r" "$HARSH" --out "$CASEDIR/rootfs.json"
+  assert_eq 0 "$CMD_RC" "policy pin --rootfs through bin -> /usr/bin ($CMD_OUT)" || return 1
+  assert_eq "$new" "$(jq -r '.exec[0].sha256' "$CASEDIR/rootfs.json")" "resolved inside the rootfs" || return 1
+  assert_ne "$(sha /usr/bin/busybox)" "$new" "control: the host's busybox is another file" || return 1
+  rm "$r/usr/bin/busybox"
+  ln -s /etc/hostname "$r/usr/bin/busybox"
+  _run_cmd "$RUNTIME" policy pin --rootfs "$r" "$HARSH"
+  assert_ne 0 "$CMD_RC" "policy pin --rootfs of a leaf symlink" || return 1
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: a symlink" || return 1
+  # A pin that names a FIFO is never opened for reading (policy pin would block on it).
+  rm "$r/usr/bin/busybox"
+  mkfifo "$r/usr/bin/busybox"
+  _run_cmd timeout 10 "$RUNTIME" policy pin --rootfs "$r" "$HARSH"
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: not a regular file" "a FIFO refused ($CMD_RC)" || return 1
+}
+
 tcase "files: outside the rules EACCES, listed paths work, refer across rules EXDEV, truncate denied" case_files
 tcase "ports: unlisted connect and bind EACCES, listed ones work (listeners in the same netns)" case_ports
 tcase "scope: signal and abstract UNIX socket outside the domain refused" case_scope
 tcase "exec allowlist: pinned runs, a copy and a memfd do not, pins read-only, writable mounts noexec" case_exec_allowlist
 tcase "exec allowlist under harsh: seccomp refuses memfd_create too" case_memfd_harsh_seccomp
 tcase "exec allowlist: a changed, missing or symlinked pin fails create, nothing left" case_pin_changed_fails_create
+tcase "policy pin: a stale pin is refused with the command, pin reports the change, create then runs" case_pin_refresh
 tcase "exec into the container is held by the same rules" case_exec_held
 tcase "a plain config.json process.landlock block (no policy) is enforced, in exec too" case_plain_config_block
 # The container's own process is refused by the policy: the error reaches the user, although

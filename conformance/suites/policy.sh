@@ -704,7 +704,70 @@ tcase "SHARNESS_POLICY_ID/HASH inside match policy hash; state reports both" cas
 tcase "annotation naming baseline, looser than the harsh floor, is refused naming each section" case_annotation_cannot_loosen
 tcase "annotation naming a stricter policy tightens" case_annotation_tightens
 tcase "annotation holding a path is refused, nothing left" case_annotation_path_refused
+# `hello` when its containers cannot start (issue 17): under a policy whose busybox pin is stale
+# (it pins a copy of the host's busybox with one byte appended) create refuses every container;
+# hello says so, shows the runtime's error and the `policy pin` command, counts no attempt as
+# held or not held, and exits 2. Following its advice (`policy pin --rootfs /`) gives a policy
+# under which hello holds every attempt.
+case_hello_stale_pin() {
+  known_fail runc crun
+  local stale fixed host bb
+  bb=$CASEDIR/busybox-other
+  cp /bin/busybox "$bb"
+  printf 'x' >>"$bb"
+  host=$(sha256sum /bin/busybox | cut -d' ' -f1)
+  stale=$CASEDIR/harsh-stale.json
+  jq --arg s "$(sha256sum "$bb" | cut -d' ' -f1)" '.exec[0].sha256 = $s' "$HARSH" >"$stale"
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$stale"
+  assert_eq 2 "$CMD_RC" "hello under a stale pin exits 2: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "containers could not start, so their attempts were never made" || return 1
+  assert_contains "$CMD_OUT" "\"main\"" "the main container named" || return 1
+  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: SHA-256 is $host, the policy pins $(sha256sum "$bb" | cut -d' ' -f1)" \
+    "the runtime's error" || return 1
+  assert_contains "$CMD_OUT" "sharness-runtime policy pin --rootfs / $stale --out" "what to do" || return 1
+  assert_not_contains "$CMD_OUT" "NOT held" || return 1
+  assert_not_contains "$CMD_OUT" "attempts held" || return 1
+  # Control: the pin refreshed from the host, as hello says; every attempt then held.
+  fixed=$CASEDIR/harsh-fixed.json
+  _run_cmd "$RUNTIME" policy pin --rootfs / "$stale" --out "$fixed"
+  assert_eq 0 "$CMD_RC" "policy pin --rootfs /: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "/bin/busybox: $(sha256sum "$bb" | cut -d' ' -f1) -> $host" || return 1
+  _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$fixed"
+  assert_eq 0 "$CMD_RC" "hello under the refreshed pin: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "20 of 20 attempts held" || return 1
+  assert_not_contains "$CMD_OUT" "could not start" || return 1
+}
+
+# The install step (scripts/install-policies.sh, run by `make install`): on a host whose busybox is
+# not the build a shipped policy pins (here: a source dir whose harsh pins another digest), the
+# installed copy pins the host's /bin/busybox, the source is untouched, a policy without exec is
+# copied as is, and create runs under the installed harsh where it refused under the source.
+case_install_pins_the_host() {
+  known_fail runc crun
+  local src=$CASEDIR/src dest=$CASEDIR/etc-policies b before
+  mkdir -p "$src"
+  jq '.exec[0].sha256 = "'"$(printf '%064d' 0)"'"' "$HARSH" >"$src/harsh.json"
+  cp "$SHARNESS_SOURCE_DIR/policies/baseline.json" "$src/"
+  before=$(sha256sum "$src/harsh.json")
+  b=$(new_bundle b sh -c 'echo installed-ok') || return 1
+  cp /bin/busybox "$b/rootfs/bin/busybox"  # the host's build, as hello and make-bundle.sh copy it
+  RT_EXTRA=("${RT_BASE[@]}" --policy "$src/harsh.json")
+  run_in "$b"
+  assert_ne 0 "$RC" "control: the source harsh refuses the host's busybox" || return 1
+  _run_cmd "$SHARNESS_SOURCE_DIR/scripts/install-policies.sh" "$RUNTIME" "$src" "$dest"
+  assert_eq 0 "$CMD_RC" "install-policies.sh: $CMD_OUT" || return 1
+  assert_contains "$CMD_OUT" "/bin/busybox: $(printf '%064d' 0) -> $(sha256sum /bin/busybox | cut -d' ' -f1)" || return 1
+  assert_eq "$before" "$(sha256sum "$src/harsh.json")" "the source policy is untouched" || return 1
+  assert_eq "$(cat "$src/baseline.json")" "$(cat "$dest/baseline.json")" "baseline copied as is" || return 1
+  RT_EXTRA=("${RT_BASE[@]}" --policy "$dest/harsh.json")
+  run_in "$b"
+  assert_run_ok "create under the installed harsh" || return 1
+  assert_line "$OUT" '^installed-ok$' || return 1
+}
+
 tcase "bad policies: policy check refuses each, naming the file and the JSON path" case_bad_policy_check
 tcase "bad policies: create --policy BAD fails and leaves nothing" case_bad_policy_create
 tcase "policy explain harsh: one line per bound, each a Boundary" case_explain_harsh
+tcase "install-policies.sh (make install): the installed harsh pins the host's busybox, the source kept" case_install_pins_the_host
+tcase "hello under a stale pin: no verdict, the runtime's error and policy pin; refreshed: 20 of 20 held" case_hello_stale_pin
 finish

@@ -79,6 +79,7 @@ Result<int> explain(const Parsed& p) {
 Result<int> cmd_policy(const lifecycle::Globals&, const Args& args, size_t from) {
   if (from >= args.size()) return fail(std::string("policy: missing subcommand (usage: ") + kPolicyUsage + ")");
   const std::string& sub = args[from];
+  if (sub == "pin") return cmd_policy_pin(args, from + 1);
   auto p = TRY(parse({{{"bundle", "b"}, true}, {{"policy", "p"}, true, true}}, args, from + 1));
   if (sub == "check") return check(p);
   if (sub == "hash") return hash(p);

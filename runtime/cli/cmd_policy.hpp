@@ -1,13 +1,17 @@
-// `sharness-runtime policy check|hash|map|apply|explain`: the policy tools on the command line.
+// `sharness-runtime policy check|hash|map|apply|explain|pin`: the policy tools on the command line.
 #pragma once
 #include "runtime/cli/commands.hpp"
 
 namespace sh::cli {
 
 Result<int> cmd_policy(const lifecycle::Globals&, const Args& args, size_t from);
+// `policy pin` (runtime/cli/cmd_policy_pin.cpp); `from` is the first argument after "pin".
+Result<int> cmd_policy_pin(const Args& args, size_t from);
+
+inline constexpr const char* kPolicyPinUsage = "policy pin --bundle DIR|--rootfs DIR POLICY [--out FILE]";
 
 inline constexpr const char* kPolicyUsage =
     "policy check FILE | hash FILE | map FILE [--bundle DIR] | apply --policy FILE [--policy FILE...] --bundle DIR "
-    "| explain FILE";
+    "| explain FILE | pin --bundle DIR|--rootfs DIR FILE [--out FILE]";
 
 }  // namespace sh::cli

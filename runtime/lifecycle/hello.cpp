@@ -577,6 +577,52 @@ int exit_code(const std::vector<Row>& rows) {
   return 0;
 }
 
+bool never_started(const RunResult& r) {
+  return parse_records(r.out).empty() && r.exit_code != 0 && r.exit_code != 137 && !r.err.empty();
+}
+
+std::string format_not_started(const std::vector<Unstarted>& failed, size_t containers, const std::string& policy_path) {
+  std::string out = std::to_string(failed.size()) + " of " + std::to_string(containers) +
+                    " containers could not start, so their attempts were never made: no verdict " +
+                    "(an attempt that never ran is neither held nor not held)\n";
+  bool stale_pin = false, other = false;
+  // The same refusal for every container is said once: the message of the last logfmt error
+  // line (time="..." level=error msg="..."; warnings before it left out) without its time, else
+  // the text as it came.
+  std::vector<std::pair<std::string, std::string>> by_error;  // error, containers
+  for (const auto& f : failed) {
+    std::string err = flat(f.error);
+    for (size_t at = 0; at < f.error.size();) {
+      size_t end = f.error.find('\n', at);
+      std::string_view line = std::string_view(f.error).substr(at, end == std::string::npos ? end : end - at);
+      if (size_t m = line.find("msg=\""); m != std::string::npos && line.starts_with("time=") &&
+                                           line.find(" level=error ") != std::string_view::npos) {
+        // msg is a JSON string literal (base/log): read it as one, escapes and all.
+        auto doc = json::Document::parse(line.substr(m + 4), "log");
+        auto text = doc ? doc->root().as_string() : Result<std::string>(fail("not a string"));
+        if (text) err = flat(*text);
+      }
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    (has(err, "exec allowlist:") && has(err, "the policy pins") ? stale_pin : other) = true;
+    auto it = std::ranges::find(by_error, err, &std::pair<std::string, std::string>::first);
+    if (it == by_error.end()) by_error.push_back({err, "\"" + f.container + "\""});
+    else it->second += ", \"" + f.container + "\"";
+  }
+  for (const auto& [err, names] : by_error) out += "  " + names + ": " + err + "\n";
+  out += "what to do:\n";
+  if (stale_pin)
+    out += "  the policy's exec pins do not match the busybox these containers run (hello copies the host's).\n"
+           "  If this build is the one to trust, pin it into a copy of the policy and run hello under that:\n"
+           "    sharness-runtime policy pin --rootfs / " + policy_path + " --out /tmp/pinned.json\n"
+           "    sharness-runtime hello --policy /tmp/pinned.json\n"
+           "  (for a bundle: sharness-runtime policy pin --bundle BUNDLE " + policy_path + " --out FILE; "
+           "docs/policy.md \"Refreshing pins\")\n";
+  if (other) out += "  fix what the runtime's error above names, then run hello again.\n";
+  return out;
+}
+
 std::string kms_section(const policy::Policy& p, const policy::HostProbe& host) {
   if (!p.secrets)
     return "KMS: none (policy " + p.id + " has no \"secrets\" section: the containers can ask no KMS for keys)\n";
@@ -985,18 +1031,29 @@ Result<int> run(const Globals& g, const Options& o) {
   // The wall-clock container runs while the others do: the whole thing takes about its limit.
   Job clock = TRY(start_job(base, s.dir + "/bundle-clock", s.ids[0], s.dir));
   std::string signal_record = signal_attempt(base, s.ids[0], s.dir);
-  RunResult main_run, fork_run;
+  RunResult main_run, fork_run, memfd_run;
   if (auto j = start_job(base, s.dir + "/bundle-main", s.ids[1], s.dir)) main_run = finish_job(*j);
-  main_run.out += signal_record;
   if (auto j = start_job(base, s.dir + "/bundle-fork", s.ids[2], s.dir)) fork_run = finish_job(*j);
   if (!probe_floor.empty()) {
     std::vector<std::string> with_probe = {exe, "--root", s.state, "--config", rconf, "--policy", probe_floor};
-    if (auto j = start_job(with_probe, s.dir + "/bundle-memfd", s.ids[3], s.dir)) main_run.out += finish_job(*j).out;
+    if (auto j = start_job(with_probe, s.dir + "/bundle-memfd", s.ids[3], s.dir)) memfd_run = finish_job(*j);
   }
   RunResult clock_run = finish_job(clock);
   int accepts = accepted(lis);
   reap_all(std::chrono::milliseconds(2000));
   if (!was_subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+
+  std::vector<Unstarted> unstarted;
+  for (auto [name, run] : {std::pair<const char*, const RunResult*>{"clock", &clock_run}, {"main", &main_run},
+                           {"fork", &fork_run}, {"memfd", probe_floor.empty() ? nullptr : &memfd_run}})
+    if (run && never_started(*run)) unstarted.push_back({name, run->err});
+  if (!unstarted.empty()) {
+    std::string report = format_not_started(unstarted, probe_floor.empty() ? 3 : 4, policy_path);
+    std::fwrite(report.data(), 1, report.size(), stdout);
+    std::fflush(stdout);
+    return kNotStarted;
+  }
+  main_run.out += signal_record + memfd_run.out;
 
   auto rows = rows_from(facts, main_run, fork_run, clock_run, o.clock_seconds, accepts);
   std::string table = format_table(rows) + "\n" + format_summary(rows);

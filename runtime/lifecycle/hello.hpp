@@ -105,6 +105,20 @@ std::string format_summary(const std::vector<Row>& rows);
 // 0 when every attempt was held, 1 otherwise.
 int exit_code(const std::vector<Row>& rows);
 
+// A container that never ran its script (create refused it: a stale pin, a bound this kernel
+// lacks): it printed no record and `run` failed with an error. Its attempts were never made, so
+// they are neither held nor not held: hello prints no verdict, says which containers could not
+// start with the runtime's error and what to do, and exits kNotStarted.
+bool never_started(const RunResult& r);
+inline constexpr int kNotStarted = 2;
+struct Unstarted {
+  std::string container;  // "main", "fork", "clock", "memfd"
+  std::string error;      // what `run` printed on stderr
+};
+// The report for them (`containers`: how many hello ran). `policy_path` is the policy hello ran;
+// a stale pin gets the `policy pin` commands that refresh it.
+std::string format_not_started(const std::vector<Unstarted>& failed, size_t containers, const std::string& policy_path);
+
 // Where harsh.json is looked for when no policy is given, in order: the runtime config's
 // policy dirs, <dir of the binary>/../share/sharness/policies, then the source tree's
 // policies/ relative to the binary (a build dir inside or next to the tree).
@@ -122,7 +136,8 @@ struct Options {
   bool keep = false;            // keep the temp dir (for inspection)
 };
 
-// Run the attempts and print the table to stdout. Returns the exit code.
+// Run the attempts and print the table to stdout. Returns the exit code: exit_code(rows), or
+// kNotStarted (no table) when a container could not start.
 Result<int> run(const Globals& g, const Options& o);
 
 }  // namespace sh::lifecycle::hello

@@ -46,7 +46,9 @@ Result<void> pin_one(int root, const policy::Pin& pin, std::span<const Hashed> k
   for (const auto& k : known)
     if (same_object(st, k)) got = k.sha256;
   if (got.empty()) got = TRY(sha256_fd(fd.get(), what));
-  if (got != pin.sha256) return fail(what + ": SHA-256 is " + got + ", the policy pins " + pin.sha256);
+  if (got != pin.sha256)
+    return fail(what + ": SHA-256 is " + got + ", the policy pins " + pin.sha256 +
+                "; if this build is the one to trust, refresh the pin: " + kRepinCommand);
   Fd target = TRY(rootfs::open_in_root(root, pin.path, O_PATH, RESOLVE_NO_SYMLINKS));
   TRYV(bind_readonly(fd.get(), target.get(), pin.path));
   // What the path names now must be the object hashed, seen through the new bind.
@@ -60,6 +62,27 @@ Result<void> pin_one(int root, const policy::Pin& pin, std::span<const Hashed> k
 }  // namespace
 
 Result<std::string> sha256_fd(int fd, const std::string& what) { return sha256_hex_fd(fd, what); }
+
+Result<std::string> hash_in_root(int root, const std::string& path, bool symlinks_on_the_way) {
+  const std::string what = "exec allowlist: " + path;
+  auto opened = rootfs::open_in_root(root, path, O_PATH | O_NOFOLLOW, symlinks_on_the_way ? 0 : RESOLVE_NO_SYMLINKS);
+  if (!opened) {
+    int e = opened.error().err;
+    if (e == ENOENT) return fail(what + ": not found in the rootfs");
+    if (e == ELOOP) return fail(what + ": a symlink is on the way (pin the file itself, by its canonical path)");
+    return fail(std::move(opened.error()).context(what));
+  }
+  struct stat st;
+  if (::fstat(opened->get(), &st) < 0) return sys_error(what + ": stat");
+  if (S_ISLNK(st.st_mode)) return fail(what + ": a symlink (pin the file itself, by its canonical path)");
+  if (!S_ISREG(st.st_mode)) return fail(what + ": not a regular file");
+  Fd fd(::open(rootfs::fd_path(opened->get()).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd) return sys_error(what + ": open");
+  struct stat now;
+  if (::fstat(fd.get(), &now) < 0) return sys_error(what + ": stat");
+  if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) return fail(what + ": changed while it was being opened");
+  return sha256_fd(fd.get(), what);
+}
 
 bool same_object(const struct stat& st, const Hashed& h) {
   auto eq = [](const struct timespec& a, const struct timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; };

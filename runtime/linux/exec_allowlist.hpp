@@ -33,9 +33,20 @@ struct Hashed {
 // Whether `st` is the object `h` describes, unchanged.
 bool same_object(const struct stat& st, const Hashed& h);
 
+// `policy pin`: the SHA-256 of the regular file `path` names inside the directory `root` (an
+// O_PATH fd). Resolved with openat2 RESOLVE_IN_ROOT (no escape, no magic links) and O_NOFOLLOW;
+// with `symlinks_on_the_way` false also RESOLVE_NO_SYMLINKS, exactly as create resolves a pin.
+// The file is opened O_PATH first (a FIFO or device named like a pin is never opened), then
+// reopened for reading and checked to be the same inode. Errors name the path as pin_all's do.
+Result<std::string> hash_in_root(int root, const std::string& path, bool symlinks_on_the_way);
+
+// The command that refreshes a stale pin, for the error that reports one.
+inline constexpr const char* kRepinCommand = "sharness-runtime policy pin --bundle BUNDLE POLICY.json --out POLICY.json";
+
 // Verify and bind every pin, relative to the current root. The first missing file, a
 // non-regular file, a symlink on the way or a hash mismatch is an error naming the file:
-//   exec allowlist: /bin/busybox: SHA-256 is 3d9f..., the policy pins 0000...
+//   exec allowlist: /bin/busybox: SHA-256 is 3d9f..., the policy pins 0000...; if this build
+//   is the one to trust, refresh the pin: sharness-runtime policy pin --bundle BUNDLE ...
 // A pin whose file is one of `known` is not hashed again.
 Result<void> pin_all(std::span<const policy::Pin> pins, std::span<const Hashed> known = {});
 

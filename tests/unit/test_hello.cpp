@@ -272,3 +272,43 @@ BOOST_AUTO_TEST_CASE(kms_section_says_what_can_be_asked_and_where_the_keys_are) 
   BOOST_REQUIRE(none);
   BOOST_TEST(kms_section(*none, with).rfind("KMS: none (policy n has no \"secrets\"", 0) == 0u, kms_section(*none, with));
 }
+
+BOOST_AUTO_TEST_CASE(a_container_that_never_started_is_no_verdict) {
+  const std::string stale =
+      "sharness-runtime: create: exec allowlist: /bin/busybox: SHA-256 is " + std::string(64, '7') +
+      ", the policy pins " + std::string(64, '3') + "; if this build is the one to trust, refresh the pin: ...\n";
+  RunResult refused{"", stale, 1, 0.1};
+  BOOST_TEST(never_started(refused));
+  RunResult ran{"@@mem|1|dd: out of memory\n", "", 1, 0.1};
+  BOOST_TEST(!never_started(ran));
+  RunResult killed_early{"", "", 137, 0.1};  // ran, killed before it printed: not "never started"
+  BOOST_TEST(!never_started(killed_early));
+  RunResult ok{"", "", 0, 0.1};
+  BOOST_TEST(!never_started(ok));
+
+  std::string r = format_not_started({{"main", stale}, {"fork", stale}}, 4, "/etc/sharness/policies/harsh.json");
+  BOOST_TEST(r.find("2 of 4 containers could not start") != std::string::npos);
+  BOOST_TEST(r.find("neither held nor not held") != std::string::npos);
+  BOOST_TEST(r.find("\"main\", \"fork\": sharness-runtime: create: exec allowlist: /bin/busybox: SHA-256 is") !=
+             std::string::npos);
+  // A logfmt line loses its time; the same message for two containers is said once.
+  std::string lf = format_not_started({{"clock", "time=\"t1\" level=error msg=\"exec allowlist: x: SHA-256 is 1, the policy pins 2\""},
+                                       {"main", "time=\"t2\" level=error msg=\"exec allowlist: x: SHA-256 is 1, the policy pins 2\""}},
+                                      4, "h.json");
+  BOOST_TEST(lf.find("  \"clock\", \"main\": exec allowlist: x: SHA-256 is 1, the policy pins 2\n") != std::string::npos);
+  // A warning logged before the error is not the error.
+  std::string w = format_not_started({{"main", "time=\"t0\" level=warning msg=\"landlock: ABI 4\"\n"
+                                                "time=\"t1\" level=error msg=\"exec allowlist: x: SHA-256 is 1, the policy pins 2\"\n"}},
+                                     3, "h.json");
+  BOOST_TEST(w.find("  \"main\": exec allowlist: x: SHA-256 is 1, the policy pins 2\n") != std::string::npos);
+  BOOST_TEST(w.find("policy pin --rootfs / h.json") != std::string::npos);
+  std::string q = format_not_started({{"main", "time=\"t1\" level=error msg=\"exec \\\"/bin/x\\\": EACCES\"\n"}}, 3, "h.json");
+  BOOST_TEST(q.find("  \"main\": exec \"/bin/x\": EACCES\n") != std::string::npos);
+  BOOST_TEST(r.find("sharness-runtime policy pin --rootfs / /etc/sharness/policies/harsh.json --out") !=
+             std::string::npos);
+  BOOST_TEST(r.find("NOT held") == std::string::npos);
+  // Another refusal: no pin advice, the error is the thing to fix.
+  std::string o = format_not_started({{"main", "sharness-runtime: policy harsh: landlock ABI 6 needed"}}, 3, "h.json");
+  BOOST_TEST(o.find("policy pin") == std::string::npos);
+  BOOST_TEST(o.find("fix what the runtime's error above names") != std::string::npos);
+}

@@ -1,0 +1,52 @@
+// `policy pin --bundle DIR POLICY [--out FILE]` and `policy pin --rootfs DIR POLICY [--out FILE]`:
+// refresh the SHA-256 pins of a policy's exec section from the files a rootfs has now
+// (spec-mapping/pin rewrites the document; runtime/linux/exec_allowlist opens the files safely),
+// and say what changed. The policy goes to FILE, or to stdout; the file given is never edited
+// unless --out names it. With --bundle the rootfs is the bundle's and a symlink anywhere on a
+// pin's path is refused, as create refuses it; --rootfs (an install step pinning the host's own
+// build: `--rootfs /`) resolves symlinks on the way inside that root, never out of it.
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "base/file.hpp"
+#include "runtime/cli/cmd_policy.hpp"
+#include "runtime/linux/exec_allowlist.hpp"
+#include "spec-mapping/pin.hpp"
+
+namespace sh::cli {
+
+Result<int> cmd_policy_pin(const Args& args, size_t from) {
+  auto p = TRY(parse({{{"bundle", "b"}, true}, {{"rootfs"}, true}, {{"out", "o"}, true}}, args, from));
+  if (p.positional.size() != 1)
+    return fail("policy pin: requires exactly 1 argument, the policy file (got " + std::to_string(p.positional.size()) +
+                "; usage: " + kPolicyPinUsage + ")");
+  if (p.has("bundle") == p.has("rootfs")) return fail(std::string("policy pin: give one of --bundle DIR or --rootfs DIR (usage: ") + kPolicyPinUsage + ")");
+  const std::string& file = p.positional[0];
+  std::string rootfs;
+  if (p.has("bundle")) rootfs = TRY(lifecycle::load_bundle(p.get("bundle"))).rootfs;
+  else rootfs = p.get("rootfs");
+  Fd root(::open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return sys_error("policy pin: rootfs " + rootfs);
+  const bool follow = p.has("rootfs");
+  std::string text = TRY(read_file(file, 1u << 20));
+  auto r = TRY(policy::repin(text, file, [&](const std::string& path) -> Result<std::string> {
+    return TRYC("policy pin: rootfs " + rootfs, exec_allowlist::hash_in_root(root.get(), path, follow));
+  }));
+  std::string report = policy::format_changes(r);
+  if (!p.has("out")) {
+    std::fwrite(r.text.data(), 1, r.text.size(), stdout);
+    std::fflush(stdout);
+    std::fwrite(report.data(), 1, report.size(), stderr);
+    return 0;
+  }
+  const std::string out = p.get("out");
+  struct stat st {};
+  mode_t mode = ::stat(out.c_str(), &st) == 0 ? (st.st_mode & 07777) : ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  TRYV(write_file_atomic(out, r.text, mode));
+  std::fwrite(report.data(), 1, report.size(), stdout);
+  return 0;
+}
+
+}  // namespace sh::cli
