@@ -24,6 +24,8 @@
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/numa_affinity.hpp"
+#include "oci/spec13.hpp"
 #include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/terminal.hpp"
@@ -95,6 +97,11 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
       landlock.push_back(TRY(block(*p.landlock_json)));
     if (ext && ext->landlock) landlock.push_back(*ext->landlock);
     auto plan = TRY(plan_launch(p, filters, landlock, o.preserve_fds));
+    if (c.linux.memory_policy) plan.memory_policy = &*c.linux.memory_policy;
+    if (auto& a = p.exec_cpu_affinity) {
+      plan.final_cpus = a->final_cpus;
+      plan.reset_affinity = a->initial && !a->final_cpus;
+    }
     return launch(plan);
   };
   auto r = run();
@@ -109,6 +116,7 @@ Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o
   if (!o.process_file.empty()) {
     std::string text = TRY(read_file(o.process_file, 4u << 20));
     p = TRY(oci::parse_process_json(text, o.process_file));
+    if (p.exec_cpu_affinity) TRYV(oci::check_exec_cpu_affinity(*p.exec_cpu_affinity, o.process_file + ": execCPUAffinity"));
   } else {
     p = base;
     p.args = o.args;
@@ -182,6 +190,10 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     if ((n.flag == CLONE_NEWPID || n.flag == CLONE_NEWTIME) && ::setns(n.fd.get(), n.flag) < 0)
       return sys_error("join namespace " + n.path);
   Fd cg_dir(TRY(cg.open_v2_dir()));
+  // execCPUAffinity.initial: the runtime's part, up to joining the cgroup, runs there (the
+  // child inherits it; joining a cpuset may change it, and launch() sets the final one).
+  if (p.exec_cpu_affinity && p.exec_cpu_affinity->initial)
+    TRYV(procattr::apply_cpu_affinity(p.exec_cpu_affinity->initial, "process.execCPUAffinity.initial"));
   // Into a paused container the child freezes on joining the cgroup, until `resume`, which
   // needs this lock: everything is pinned by fds now, so let it go first.
   if (s == Status::paused) dir.unlock();

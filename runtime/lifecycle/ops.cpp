@@ -19,6 +19,7 @@
 
 #include "base/json.hpp"
 #include "base/log.hpp"
+#include "oci/spec13.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/namespaces.hpp"
@@ -493,9 +494,11 @@ oci::Features host_features() {
   // Nothing applies apparmorProfile (validate refuses one without AppArmor): never claim it.
   f.linux.apparmor = false;
   f.linux.selinux = exists("/sys/fs/selinux/enforce");
-  f.linux.intel_rdt = false;
+  // linux.intelRdt is refused (with the field named) whether or not the host has resctrl.
+  f.linux.intel_rdt = {.enabled = false, .schemata = false, .monitoring = false};
   f.linux.idmap_mounts = idmap_supported();
-  f.linux.net_devices = false;
+  f.linux.net_devices = true;  // moved over rtnetlink (runtime/linux/netdev.cpp)
+  f.linux.memory_policy = {.modes = oci::memory_policy_mode_names(), .flags = oci::memory_policy_flag_names()};
   auto ll = landlock::supported();
   f.linux.landlock = {.enabled = ll.abi > 0, .abi = ll.abi, .fs = ll.fs, .net = ll.net, .scoped = ll.scoped,
                       .classes = {{"files", ll.abi >= 1},

@@ -22,6 +22,11 @@ struct LaunchPlan {
   std::vector<Fd> landlock;              // rulesets, each a layer (the container's, then exec's own)
   unsigned preserve_fds = 0;
   bool setgroups_allowed = true;
+  const oci::MemoryPolicy* memory_policy = nullptr;  // linux.memoryPolicy (init and exec alike)
+  // process.execCPUAffinity (exec only): the CPUs to run on from execve; with only `initial`
+  // given, every CPU the cgroup allows (the initial set was the runtime's part's).
+  bool reset_affinity = false;
+  std::optional<std::string> final_cpus;
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`
@@ -37,7 +42,9 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filte
                                const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds);
 // chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
 Result<void> enter_cwd(const std::string& cwd);
-// Apply user, capabilities, no_new_privs, seccomp, fd hygiene, then execve. Returns only on error.
+// Apply the memory policy and CPU affinity, user, capabilities, no_new_privs, seccomp, fd
+// hygiene, then execve. Returns only on error. The first two come before the filters: a
+// seccomp profile such as Docker's may deny set_mempolicy to the process itself.
 Result<void> launch(const LaunchPlan& plan);
 
 }  // namespace sh::lifecycle

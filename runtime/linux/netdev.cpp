@@ -1,0 +1,202 @@
+#include "runtime/linux/netdev.hpp"
+
+#include <linux/if_addr.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <functional>
+
+#include "base/fd.hpp"
+
+namespace sh::netdev {
+namespace {
+
+std::string field(const Device& d) { return "linux.netDevices." + d.host_name; }
+
+// One request: nlmsghdr, the fixed header T, then attributes.
+class Message {
+ public:
+  template <class T>
+  Message(uint16_t type, uint16_t flags, const T& header) {
+    buf_.resize(NLMSG_HDRLEN);
+    hdr().nlmsg_type = type;
+    hdr().nlmsg_flags = flags;
+    append(&header, sizeof header);
+  }
+  void attr(uint16_t type, const void* data, size_t len) {
+    struct rtattr a{};
+    a.rta_type = type;
+    a.rta_len = uint16_t(RTA_LENGTH(len));
+    append(&a, sizeof a);
+    append(data, len);
+  }
+  void attr_u32(uint16_t type, uint32_t v) { attr(type, &v, sizeof v); }
+  void attr_str(uint16_t type, const std::string& s) { attr(type, s.c_str(), s.size() + 1); }
+  // Raw bytes already laid out as header + attributes (a saved RTM_NEWADDR payload).
+  void raw(const std::vector<char>& bytes) { append(bytes.data(), bytes.size()); }
+  nlmsghdr& hdr() { return *reinterpret_cast<nlmsghdr*>(buf_.data()); }
+  char* payload() { return buf_.data() + NLMSG_HDRLEN; }
+  std::vector<char>& finish(uint32_t seq) {
+    hdr().nlmsg_len = uint32_t(buf_.size());
+    hdr().nlmsg_seq = seq;
+    return buf_;
+  }
+
+ private:
+  void append(const void* p, size_t n) {
+    size_t at = buf_.size();
+    buf_.resize(at + NLMSG_ALIGN(n), 0);
+    std::memcpy(buf_.data() + at, p, n);
+  }
+  std::vector<char> buf_;
+};
+
+class Rtnl {
+ public:
+  static Result<Rtnl> open() {
+    Rtnl r;
+    r.fd_ = Fd(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+    if (!r.fd_) return sys_error("rtnetlink socket");
+    struct sockaddr_nl sa{};
+    sa.nl_family = AF_NETLINK;
+    if (::bind(r.fd_.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0) return sys_error("bind rtnetlink socket");
+    return r;
+  }
+  // Send `m`, read until its ACK (or the end of a dump); `each` sees every reply message.
+  // Returns the kernel's errno as an error naming `what`.
+  Result<void> talk(Message& m, const std::string& what, const std::function<void(const nlmsghdr*)>& each = {}) {
+    uint32_t seq = ++seq_;
+    auto& bytes = m.finish(seq);
+    struct sockaddr_nl to{};
+    to.nl_family = AF_NETLINK;
+    if (::sendto(fd_.get(), bytes.data(), bytes.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) < 0)
+      return sys_error(what + ": send to rtnetlink");
+    std::vector<char> buf(64 * 1024);
+    for (;;) {
+      ssize_t n = ::recv(fd_.get(), buf.data(), buf.size(), 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return sys_error(what + ": receive from rtnetlink");
+      }
+      int len = int(n);
+      for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+        if (h->nlmsg_seq != seq) continue;
+        if (h->nlmsg_type == NLMSG_DONE) return {};
+        if (h->nlmsg_type == NLMSG_ERROR) {
+          auto* e = static_cast<nlmsgerr*>(NLMSG_DATA(h));
+          if (e->error == 0) return {};
+          return sys_error(what, -e->error);
+        }
+        if (each) each(h);
+      }
+    }
+  }
+
+ private:
+  Fd fd_;
+  uint32_t seq_ = 0;
+};
+
+Result<int> index_of(const std::string& name, const std::string& what) {
+  unsigned idx = ::if_nametoindex(name.c_str());
+  if (idx == 0) return sys_error(what + ": no interface \"" + name + "\" in this network namespace");
+  return int(idx);
+}
+
+// The attributes of a saved address worth sending back: not its label (it names the old
+// device) nor its cache info (lifetimes: a permanent address has none).
+std::vector<char> reusable_address(const nlmsghdr* h) {
+  auto* ifa = static_cast<const ifaddrmsg*>(NLMSG_DATA(h));
+  std::vector<char> out(NLMSG_ALIGN(sizeof *ifa));
+  std::memcpy(out.data(), ifa, sizeof *ifa);
+  int len = int(IFA_PAYLOAD(h));
+  for (auto* a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+    if (a->rta_type == IFA_LABEL || a->rta_type == IFA_CACHEINFO) continue;
+    size_t at = out.size();
+    out.resize(at + RTA_ALIGN(a->rta_len), 0);
+    std::memcpy(out.data() + at, a, a->rta_len);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Device>> prepare(const std::map<std::string, oci::NetDevice>& devices) {
+  std::vector<Device> out;
+  if (devices.empty()) return out;
+  auto nl = TRY(Rtnl::open());
+  for (auto& [host, d] : devices) {
+    Device dev{host, d.name, {}};
+    int idx = TRY(index_of(host, field(dev)));
+    struct ifaddrmsg req{};
+    req.ifa_family = AF_UNSPEC;
+    Message m(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, req);
+    TRYV(nl.talk(m, field(dev) + ": list addresses", [&](const nlmsghdr* h) {
+      if (h->nlmsg_type != RTM_NEWADDR) return;
+      auto* ifa = static_cast<const ifaddrmsg*>(NLMSG_DATA(h));
+      if (int(ifa->ifa_index) != idx || ifa->ifa_scope != RT_SCOPE_UNIVERSE) return;
+      uint32_t flags = ifa->ifa_flags;
+      int len = int(IFA_PAYLOAD(h));
+      for (auto* a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len))
+        if (a->rta_type == IFA_FLAGS && RTA_PAYLOAD(a) >= sizeof(uint32_t)) std::memcpy(&flags, RTA_DATA(a), sizeof flags);
+      if (flags & IFA_F_PERMANENT) dev.addresses.push_back(reusable_address(h));
+    }));
+    out.push_back(std::move(dev));
+  }
+  return out;
+}
+
+Result<void> move_all(const std::vector<Device>& devices, int netns_fd, const std::string& where) {
+  if (devices.empty()) return {};
+  auto nl = TRY(Rtnl::open());
+  for (auto& d : devices) {
+    struct ifinfomsg ifi{};
+    ifi.ifi_family = AF_UNSPEC;
+    ifi.ifi_index = TRY(index_of(d.host_name, field(d)));
+    Message m(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, ifi);
+    m.attr_u32(IFLA_NET_NS_FD, uint32_t(netns_fd));
+    auto r = nl.talk(m, field(d) + ": move \"" + d.host_name + "\" into " + where);
+    if (!r && r.error().err == EEXIST)
+      return fail(r.error().what() + " (an interface of that name is already there)");
+    TRYV(std::move(r));
+  }
+  return {};
+}
+
+Result<void> configure_inside(const std::vector<Device>& devices) {
+  if (devices.empty()) return {};
+  auto nl = TRY(Rtnl::open());
+  for (auto& d : devices) {
+    int idx = TRY(index_of(d.host_name, field(d) + " in the container"));
+    if (!d.name.empty() && d.name != d.host_name) {
+      struct ifinfomsg ifi{};
+      ifi.ifi_family = AF_UNSPEC;
+      ifi.ifi_index = idx;
+      Message m(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, ifi);
+      m.attr_str(IFLA_IFNAME, d.name);
+      TRYV(nl.talk(m, field(d) + ".name: rename \"" + d.host_name + "\" to \"" + d.name + "\" in the container"));
+    }
+    for (auto& a : d.addresses) {
+      struct ifaddrmsg ifa;
+      std::memcpy(&ifa, a.data(), sizeof ifa);
+      ifa.ifa_index = uint32_t(idx);
+      Message m(RTM_NEWADDR, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, ifa);
+      m.raw(std::vector<char>(a.begin() + NLMSG_ALIGN(sizeof ifa), a.end()));
+      TRYV(nl.talk(m, field(d) + ": restore an address in the container"));
+    }
+    struct ifinfomsg up{};
+    up.ifi_family = AF_UNSPEC;
+    up.ifi_index = idx;
+    up.ifi_flags = IFF_UP;
+    up.ifi_change = IFF_UP;
+    Message m(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, up);
+    TRYV(nl.talk(m, field(d) + ": bring it up in the container"));
+  }
+  return {};
+}
+
+}  // namespace sh::netdev
