@@ -150,8 +150,12 @@ Result<void> check_net_devices(const Checker& k, const Config& c) {
   auto* user = c.find_namespace("user");
   if (user && !user->path.empty() && net->path.empty())
     return k.error("linux.netDevices", "a new network namespace in a joined user namespace is not supported");
+  std::set<std::string> inside;
   for (auto& [host, d] : c.linux.net_devices) {
     auto path = "linux.netDevices." + host;
+    const std::string& name = d.name.empty() ? host : d.name;
+    if (name.find('%') == std::string::npos && !inside.insert(name).second)
+      return k.error(path, "two devices would both be \"" + name + "\" in the container");
     if (auto why = interface_name_problem(host, false)) return k.error(path, "host interface name " + q(host) + " " + *why);
     if (!d.name.empty())
       if (auto why = interface_name_problem(d.name, true)) return k.error(path + ".name", q(d.name) + " " + *why);

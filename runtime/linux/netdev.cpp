@@ -4,7 +4,9 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -123,6 +125,33 @@ std::vector<char> reusable_address(const nlmsghdr* h) {
   return out;
 }
 
+// The spec: a name already in the container's namespace is an error, checked before anything
+// moves (a virtual device moved into a namespace that then goes is destroyed with it). Asked
+// in a child that joins the namespace; it exits with the index of the first name taken, + 1.
+Result<void> check_names_free(const std::vector<Device>& devices, int netns_fd, const std::string& where) {
+  pid_t pid = ::fork();
+  if (pid < 0) return sys_error("fork to look into " + where);
+  if (pid == 0) {
+    if (::setns(netns_fd, CLONE_NEWNET) < 0) ::_exit(255);
+    for (size_t i = 0; i < devices.size() && i < 250; ++i) {
+      auto& d = devices[i];
+      const std::string& inside = d.name.empty() ? d.host_name : d.name;
+      if (inside.find('%') == std::string::npos && ::if_nametoindex(inside.c_str()) != 0) ::_exit(int(i) + 1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return sys_error("wait for the look into " + where);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) return fail("cannot look into " + where);
+  if (int i = WEXITSTATUS(status); i > 0) {
+    auto& d = devices[size_t(i - 1)];
+    return fail(field(d) + (d.name.empty() ? "" : ".name") + ": an interface \"" +
+                (d.name.empty() ? d.host_name : d.name) + "\" already exists in " + where);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::vector<Device>> prepare(const std::map<std::string, oci::NetDevice>& devices) {
@@ -152,6 +181,7 @@ Result<std::vector<Device>> prepare(const std::map<std::string, oci::NetDevice>&
 
 Result<void> move_all(const std::vector<Device>& devices, int netns_fd, const std::string& where) {
   if (devices.empty()) return {};
+  TRYV(check_names_free(devices, netns_fd, where));
   auto nl = TRY(Rtnl::open());
   for (auto& d : devices) {
     struct ifinfomsg ifi{};
