@@ -120,7 +120,7 @@ case_netdevices_refused() {
   cfg "$B" --arg d "$DEV" '.linux.netDevices = {($d): {"name": "lo"}}'
   create_in "$B" "$id"
   [ "$RC" != 0 ] || fail "create with netDevices renamed to lo succeeded"
-  if [ "$OURS" = 1 ]; then assert_contains "$ERR" "\"lo\" already exists" "the error says the name is taken"; fi
+  if [ "$OURS" = 1 ]; then assert_contains "$ERR" "linux.netDevices.$DEV.name: an interface" "the error names the field"; assert_contains "$ERR" "already exists" "the error says the name is taken"; fi
   ip link show "$DEV" >/dev/null 2>&1 || fail "$DEV went away from the host after create refused the name lo"
   # A device the host does not have fails create (no silent drop).
   id=$(newid missing)
