@@ -141,6 +141,26 @@ case_netdevices_refused() {
 }
 tcase "netDevices: taken name, missing device, host network namespace are refused" case_netdevices_refused
 
+case_netdevices_unmovable() {
+  known_fail runc crun  # they predate 1.3 and ignore the field
+  trap drop_dummies EXIT
+  make_dummy
+  # A bridge cannot change namespace (netns-local); listed after DEV, which moves first.
+  local br=s13z$$c$CASENUM id
+  ip link add "$br" type bridge || skip "no bridge driver"
+  echo "$br" >>"$CASEDIR/.devs"
+  id=$(newid unmov)
+  new_bundle unmov true >/dev/null
+  cfg "$B" --arg d "$DEV" --arg b "$br" '.linux.netDevices = {($d): {}, ($b): {}}'
+  create_in "$B" "$id"
+  [ "$RC" != 0 ] || fail "create with a bridge in netDevices succeeded"
+  if [ "$OURS" = 1 ]; then assert_contains "$ERR" "linux.netDevices.$br" "the error names the field"; fi
+  # The failed create gave back the device it had already moved.
+  ip link show "$DEV" >/dev/null 2>&1 || fail "$DEV is not back on the host after the failed create"
+  ip link show "$br" >/dev/null 2>&1 || fail "$br went away"
+}
+tcase "netDevices: an unmovable device (bridge) fails create; the one moved before it comes back" case_netdevices_unmovable
+
 # ---- memoryPolicy ------------------------------------------------------------------------
 
 # The policy of the reading process's own stack, as numa_maps prints it (default, bind:0, ...).

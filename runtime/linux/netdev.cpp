@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -179,20 +180,53 @@ Result<std::vector<Device>> prepare(const std::map<std::string, oci::NetDevice>&
   return out;
 }
 
+namespace {
+
+// One RTM_NEWLINK moving `name` (in the socket's namespace) into `netns_fd`.
+Result<void> move_one(Rtnl& nl, const std::string& name, int netns_fd, const std::string& what) {
+  struct ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  ifi.ifi_index = TRY(index_of(name, what));
+  Message m(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, ifi);
+  m.attr_u32(IFLA_NET_NS_FD, uint32_t(netns_fd));
+  return nl.talk(m, what);
+}
+
+// A create that failed half way gives back what it took: from a child in the container's
+// namespace, each device already moved goes back to ours (else a virtual one would die with
+// the namespace, and a physical one would come back only then). Best effort.
+void move_back(const std::vector<Device>& moved, int netns_fd) {
+  Fd ours(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  if (!ours || moved.empty()) return;
+  pid_t pid = ::fork();
+  if (pid < 0) return;
+  if (pid == 0) {
+    if (::setns(netns_fd, CLONE_NEWNET) < 0) ::_exit(1);
+    auto nl = Rtnl::open();
+    if (!nl) ::_exit(1);
+    for (auto& d : moved) (void)move_one(*nl, d.host_name, ours.get(), "move back");
+    ::_exit(0);
+  }
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
 Result<void> move_all(const std::vector<Device>& devices, int netns_fd, const std::string& where) {
   if (devices.empty()) return {};
   TRYV(check_names_free(devices, netns_fd, where));
   auto nl = TRY(Rtnl::open());
+  std::vector<Device> moved;
   for (auto& d : devices) {
-    struct ifinfomsg ifi{};
-    ifi.ifi_family = AF_UNSPEC;
-    ifi.ifi_index = TRY(index_of(d.host_name, field(d)));
-    Message m(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, ifi);
-    m.attr_u32(IFLA_NET_NS_FD, uint32_t(netns_fd));
-    auto r = nl.talk(m, field(d) + ": move \"" + d.host_name + "\" into " + where);
-    if (!r && r.error().err == EEXIST)
-      return fail(r.error().what() + " (an interface of that name is already there)");
-    TRYV(std::move(r));
+    auto r = move_one(nl, d.host_name, netns_fd, field(d) + ": move \"" + d.host_name + "\" into " + where);
+    if (!r) {
+      move_back(moved, netns_fd);
+      if (r.error().err == EINVAL)
+        return fail(r.error().what() + " (a device that cannot change namespace, such as a bridge?)");
+      return std::unexpected(std::move(r.error()));
+    }
+    moved.push_back(d);
   }
   return {};
 }
