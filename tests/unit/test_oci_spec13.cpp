@@ -67,6 +67,9 @@ BOOST_AUTO_TEST_CASE(net_devices_validate) {
              "config.json: linux.netDevices.eth0.name: \"a/b\" contains '/', ':' or white space");
   BOOST_TEST(check(config_text(R"("netDevices": {"eth0": {"name": "0123456789abcdef"}})")) ==
              "config.json: linux.netDevices.eth0.name: \"0123456789abcdef\" is longer than 15 bytes (IFNAMSIZ)");
+  BOOST_TEST(check(config_text(R"("netDevices": {"a": {"name": "b"}, "b": {}})")) ==
+             "config.json: linux.netDevices.b: two devices would both be \"b\" in the container");
+  BOOST_TEST(check(config_text(R"("netDevices": {"a": {"name": "e%d"}, "b": {"name": "e%d"}})")) == "");
   BOOST_TEST(check(config_text(R"("netDevices": {"e%d": {}})")) ==
              "config.json: linux.netDevices.e%d: host interface name \"e%d\" contains '%'");
   // Without a network namespace of its own the device would only move into the host's.
