@@ -1,4 +1,4 @@
-// The OCI runtime-spec (1.0 - 1.2, 1.3.0 accepted) config model for Linux, as runc honours it.
+// The OCI runtime-spec (1.0 - 1.3) config model for Linux, as runc honours it.
 // Parsed from config.json by oci::parse_config (oci/config_parse.cpp), validated by
 // oci::validate_config (oci/validate.cpp). Optional fields are std::optional so that
 // "absent" and "zero" stay distinct, as the spec requires.
@@ -57,10 +57,11 @@ struct IoPriority {
   int priority = 0;
 };
 
-// process.execCPUAffinity (runtime-spec 1.2, runc 1.3): CPU lists for `exec`.
+// process.execCPUAffinity (runtime-spec 1.2+, runc 1.3): CPU lists ("0-3,7") for `exec`
+// processes only (the spec: "not applicable to the container's init process").
 struct ExecCpuAffinity {
-  std::optional<std::string> initial;     // before joining the cgroup
-  std::optional<std::string> final_cpus;  // "final": after joining it
+  std::optional<std::string> initial;     // the runtime's part, before joining the cgroup
+  std::optional<std::string> final_cpus;  // "final": set right before execve
 };
 
 struct Process {
@@ -227,6 +228,26 @@ struct TimeOffset {
   uint32_t nanosecs = 0;
 };
 
+// linux.memoryPolicy (runtime-spec 1.3): set_mempolicy(2) before execve.
+struct MemoryPolicy {
+  std::string mode;                 // MPOL_BIND ...
+  std::string nodes;                // "0-3,7"; empty for MPOL_DEFAULT and MPOL_LOCAL
+  std::vector<std::string> flags;   // MPOL_F_STATIC_NODES ...
+};
+
+// One linux.netDevices entry (runtime-spec 1.3); the map key is the host interface's name.
+struct NetDevice {
+  std::string name;  // the name inside the container; empty: keep the host name
+};
+
+// linux.intelRdt (runtime-spec 1.3 fields): parsed whole so that an error names the field.
+struct IntelRdt {
+  std::optional<std::string> clos_id, l3_cache_schema, mem_bw_schema;
+  std::optional<std::vector<std::string>> schemata;  // 1.3: one line each
+  std::optional<bool> enable_monitoring;             // 1.3
+  std::optional<bool> enable_cmt, enable_mbm;        // 1.2, replaced by enableMonitoring
+};
+
 struct Linux {
   std::vector<Namespace> namespaces;
   std::vector<IdMapping> uid_mappings, gid_mappings;
@@ -241,8 +262,9 @@ struct Linux {
   std::optional<std::string> mount_label;
   std::optional<Personality> personality;
   std::map<std::string, TimeOffset> time_offsets;  // "monotonic", "boottime"
-  bool has_intel_rdt = false;
-  bool has_memory_policy = false;
+  std::map<std::string, NetDevice> net_devices;
+  std::optional<MemoryPolicy> memory_policy;
+  std::optional<IntelRdt> intel_rdt;
 };
 
 struct Config {

@@ -497,6 +497,42 @@ Result<void> parse_time_offsets(const Value& v, std::map<std::string, TimeOffset
   });
 }
 
+Result<MemoryPolicy> parse_memory_policy(const Value& v) {
+  TRYV(v.expect_object());
+  MemoryPolicy m;
+  m.mode = TRY(need_string(v, "mode"));
+  TRYV(v.opt("nodes", m.nodes));
+  TRYV(v.opt("flags", m.flags));
+  return m;
+}
+
+Result<void> parse_net_devices(const Value& v, std::map<std::string, NetDevice>& out) {
+  return v.each_member([&](std::string_view host_name, const Value& o) -> Result<void> {
+    TRYV(o.expect_object());
+    NetDevice d;
+    TRYV(o.opt("name", d.name));
+    out[std::string(host_name)] = std::move(d);
+    return {};
+  });
+}
+
+Result<IntelRdt> parse_intel_rdt(const Value& v) {
+  TRYV(v.expect_object());
+  IntelRdt r;
+  TRYV(v.opt("closID", r.clos_id));
+  TRYV(v.opt("l3CacheSchema", r.l3_cache_schema));
+  TRYV(v.opt("memBwSchema", r.mem_bw_schema));
+  if (auto s = v.get("schemata"); s && !s->is_null()) {
+    std::vector<std::string> lines;
+    TRYV(v.opt("schemata", lines));
+    r.schemata = std::move(lines);
+  }
+  TRYV(v.opt("enableMonitoring", r.enable_monitoring));
+  TRYV(v.opt("enableCMT", r.enable_cmt));
+  TRYV(v.opt("enableMBM", r.enable_mbm));
+  return r;
+}
+
 Result<void> parse_linux(const Value& v, Linux& l) {
   TRYV(v.expect_object());
   TRYV(opt_list(v, "namespaces", l.namespaces, parse_namespace));
@@ -513,9 +549,9 @@ Result<void> parse_linux(const Value& v, Linux& l) {
   TRYV(v.opt("mountLabel", l.mount_label));
   if (auto o = TRY(opt_object(v, "personality"))) l.personality = TRY(parse_personality(*o));
   if (auto o = TRY(opt_object(v, "timeOffsets"))) TRYV(parse_time_offsets(*o, l.time_offsets));
-  // Recorded only so that validation can refuse what we do not implement.
-  l.has_intel_rdt = TRY(opt_object(v, "intelRdt")).has_value();
-  l.has_memory_policy = TRY(opt_object(v, "memoryPolicy")).has_value();
+  if (auto o = TRY(opt_object(v, "netDevices"))) TRYV(parse_net_devices(*o, l.net_devices));
+  if (auto o = TRY(opt_object(v, "memoryPolicy"))) l.memory_policy = TRY(parse_memory_policy(*o));
+  if (auto o = TRY(opt_object(v, "intelRdt"))) l.intel_rdt = TRY(parse_intel_rdt(*o));
   return {};
 }
 

@@ -266,9 +266,33 @@ void write_linux(Writer& w, const Linux& l) {
       w.key(clock).begin_object().key("secs").integer(t.secs).key("nanosecs").uinteger(t.nanosecs).end_object();
     w.end_object();
   }
-  // Kept only as presence flags (validation refuses them): write them back so it still does.
-  if (l.has_intel_rdt) w.key("intelRdt").begin_object().end_object();
-  if (l.has_memory_policy) w.key("memoryPolicy").begin_object().end_object();
+  if (!l.net_devices.empty()) {
+    w.key("netDevices").begin_object();
+    for (const auto& [host, d] : l.net_devices) {
+      w.key(host).begin_object();
+      nonempty(w, "name", d.name);
+      w.end_object();
+    }
+    w.end_object();
+  }
+  if (l.memory_policy) {
+    w.key("memoryPolicy").begin_object().kv("mode", l.memory_policy->mode);
+    nonempty(w, "nodes", l.memory_policy->nodes);
+    nonempty(w, "flags", l.memory_policy->flags);
+    w.end_object();
+  }
+  if (l.intel_rdt) {
+    auto& r = *l.intel_rdt;
+    w.key("intelRdt").begin_object();
+    opt_str(w, "closID", r.clos_id);
+    opt_str(w, "l3CacheSchema", r.l3_cache_schema);
+    opt_str(w, "memBwSchema", r.mem_bw_schema);
+    if (r.schemata) w.kv("schemata", *r.schemata);
+    opt_bool(w, "enableMonitoring", r.enable_monitoring);
+    opt_bool(w, "enableCMT", r.enable_cmt);
+    opt_bool(w, "enableMBM", r.enable_mbm);
+    w.end_object();
+  }
   w.end_object();
 }
 

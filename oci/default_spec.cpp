@@ -85,7 +85,7 @@ void linux_section(json::Writer& w, bool rootless) {
 
 std::string default_spec_json(bool rootless) {
   json::Writer w(true);
-  w.begin_object().kv("ociVersion", "1.2.0");
+  w.begin_object().kv("ociVersion", "1.3.0");
   process(w);
   w.key("root").begin_object().kv("path", "rootfs").kv("readonly", true).end_object();
   w.kv("hostname", "sharness");

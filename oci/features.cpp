@@ -29,7 +29,10 @@ void write_linux(json::Writer& w, const Features::Linux& l) {
   write_seccomp(w, l.seccomp);
   enabled(w, "apparmor", l.apparmor);
   enabled(w, "selinux", l.selinux);
-  enabled(w, "intelRdt", l.intel_rdt);
+  w.key("intelRdt").begin_object().kv("enabled", l.intel_rdt.enabled);
+  w.kv("schemata", l.intel_rdt.schemata).kv("monitoring", l.intel_rdt.monitoring).end_object();
+  w.key("memoryPolicy").begin_object().kv("modes", l.memory_policy.modes).kv("flags", l.memory_policy.flags);
+  w.end_object();
   w.key("mountExtensions").begin_object();
   enabled(w, "idmap", l.idmap_mounts);
   w.end_object();

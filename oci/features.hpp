@@ -40,9 +40,14 @@ struct Features {
     Seccomp seccomp;
     bool apparmor = false;
     bool selinux = false;
-    bool intel_rdt = false;
+    struct IntelRdt {
+      bool enabled = false, schemata = false, monitoring = false;
+    } intel_rdt;
     bool idmap_mounts = false;  // mountExtensions.idmap
     bool net_devices = false;
+    struct MemoryPolicy {
+      std::vector<std::string> modes, flags;  // recognized in linux.memoryPolicy
+    } memory_policy;
     Landlock landlock;
   } linux;
 

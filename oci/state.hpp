@@ -8,7 +8,7 @@
 namespace sh::oci {
 
 struct State {
-  std::string oci_version = "1.2.0";
+  std::string oci_version = "1.3.0";
   std::string id;
   std::string status;  // creating created running stopped paused
   pid_t pid = 0;

@@ -10,6 +10,8 @@
 
 #include "base/log.hpp"
 #include "oci/config.hpp"
+#include "oci/id_list.hpp"
+#include "oci/spec13.hpp"
 
 namespace sh::oci {
 namespace {
@@ -40,15 +42,15 @@ std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // ---- version, root, process ---------------------------------------------------------
 
-// 1.0.x, 1.1.x, 1.2.x (any patch, optional -pre/+build suffix) and 1.3.0.
+// 1.0.x to 1.3.x (any patch, optional -pre/+build suffix).
 bool supported_version(std::string_view v) {
   auto core = v.substr(0, v.find_first_of("-+"));
-  for (std::string_view minor : {"1.0.", "1.1.", "1.2."}) {
+  for (std::string_view minor : {"1.0.", "1.1.", "1.2.", "1.3."}) {
     if (!core.starts_with(minor)) continue;
     auto patch = core.substr(minor.size());
     return !patch.empty() && std::all_of(patch.begin(), patch.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   }
-  return core == "1.3.0";
+  return false;
 }
 
 Result<void> check_version_and_root(const Checker& k, const Config& c) {
@@ -111,6 +113,65 @@ Result<void> check_lsm(const Checker& k, const Process& p, const Linux& l) {
   return {};
 }
 
+std::string origin_prefix(const Checker& k) { return k.origin + ": "; }
+bool is_host_netns(const std::string& path);
+
+// ---- runtime-spec 1.3: memoryPolicy, netDevices, intelRdt ---------------------------
+
+Result<void> check_memory_policy(const Checker& k, const MemoryPolicy& m) {
+  auto mode = memory_policy_mode(m.mode);
+  if (!mode) return k.error("linux.memoryPolicy.mode", "unknown memory policy mode " + q(m.mode));
+  for (size_t i = 0; i < m.flags.size(); ++i)
+    if (!memory_policy_flag(m.flags[i]))
+      return k.error(idx("linux.memoryPolicy.flags", i), "unknown memory policy flag " + q(m.flags[i]));
+  // set_mempolicy(2): MPOL_DEFAULT and MPOL_LOCAL take no nodes, the others but MPOL_PREFERRED need some.
+  bool none = m.mode == "MPOL_DEFAULT" || m.mode == "MPOL_LOCAL";
+  if (none && !m.nodes.empty()) return k.error("linux.memoryPolicy.nodes", "must be empty for " + m.mode);
+  if (none && !m.flags.empty()) return k.error("linux.memoryPolicy.flags", "must be empty for " + m.mode);
+  if (!none && m.mode != "MPOL_PREFERRED" && m.nodes.empty())
+    return k.error("linux.memoryPolicy.nodes", "required for " + m.mode);
+  if (!m.nodes.empty()) TRYV(parse_id_list(m.nodes, k.origin + ": linux.memoryPolicy.nodes", kMaxNumaNodes));
+  return {};
+}
+
+Result<void> check_net_devices(const Checker& k, const Config& c) {
+  if (c.linux.net_devices.empty()) return {};
+  auto* net = c.find_namespace("network");
+  if (!net || (!net->path.empty() && is_host_netns(net->path)))
+    return k.error("linux.netDevices", "requires a network namespace other than the host's in linux.namespaces");
+  // init unshares its namespaces itself after joining a user namespace: nothing to move into yet.
+  auto* user = c.find_namespace("user");
+  if (user && !user->path.empty() && net->path.empty())
+    return k.error("linux.netDevices", "a new network namespace in a joined user namespace is not supported");
+  std::set<std::string> inside;
+  for (auto& [host, d] : c.linux.net_devices) {
+    auto path = "linux.netDevices." + host;
+    const std::string& name = d.name.empty() ? host : d.name;
+    if (name.find('%') == std::string::npos && !inside.insert(name).second)
+      return k.error(path, "two devices would both be \"" + name + "\" in the container");
+    if (auto why = interface_name_problem(host, false)) return k.error(path, "host interface name " + q(host) + " " + *why);
+    if (!d.name.empty())
+      if (auto why = interface_name_problem(d.name, true)) return k.error(path + ".name", q(d.name) + " " + *why);
+  }
+  return {};
+}
+
+// RDT is a host feature: without resctrl say so, naming the first field set.
+Result<void> check_intel_rdt(const Checker& k, const IntelRdt& r) {
+  std::string field = "linux.intelRdt";
+  if (r.clos_id) field += ".closID";
+  else if (r.schemata) field += ".schemata";
+  else if (r.l3_cache_schema) field += ".l3CacheSchema";
+  else if (r.mem_bw_schema) field += ".memBwSchema";
+  else if (r.enable_monitoring) field += ".enableMonitoring";
+  else if (r.enable_cmt) field += ".enableCMT";
+  else if (r.enable_mbm) field += ".enableMBM";
+  if (!host_has_resctrl())
+    return k.error(field, "Intel RDT needs the resctrl filesystem, and this host has none (no resctrl in "
+                          "/proc/filesystems or nothing mounted at /sys/fs/resctrl)");
+  return k.error(field, "Intel RDT (resctrl groups) is not supported by this runtime yet");
+}
+
 Result<void> check_process(const Checker& k, const Config& c) {
   if (!c.process) return k.error("process", "required");
   auto& p = *c.process;
@@ -120,6 +181,7 @@ Result<void> check_process(const Checker& k, const Config& c) {
   TRYV(check_rlimits(k, p));
   if (p.scheduler) TRYV(check_scheduler(k, *p.scheduler));
   if (p.io_priority) TRYV(check_io_priority(k, *p.io_priority));
+  if (p.exec_cpu_affinity) TRYV(check_exec_cpu_affinity(*p.exec_cpu_affinity, origin_prefix(k) + "process.execCPUAffinity"));
   return check_lsm(k, p, c.linux);
 }
 
@@ -354,8 +416,8 @@ Result<void> check_seccomp(const Checker& k, const Seccomp& s) {
 Result<void> check_linux_misc(const Checker& k, const Linux& l) {
   if (l.personality && l.personality->domain != "LINUX" && l.personality->domain != "LINUX32")
     return k.error("linux.personality.domain", "unknown personality domain " + q(l.personality->domain) + " (LINUX or LINUX32)");
-  if (l.has_intel_rdt) return k.error("linux.intelRdt", "Intel RDT is not supported");
-  if (l.has_memory_policy) return k.error("linux.memoryPolicy", "memory policies are not supported");
+  if (l.memory_policy) TRYV(check_memory_policy(k, *l.memory_policy));
+  if (l.intel_rdt) TRYV(check_intel_rdt(k, *l.intel_rdt));
   TRYV(check_rootfs_propagation(k, l));
   TRYV(check_devices(k, l));
   TRYV(check_paths(k, l.masked_paths, "linux.maskedPaths"));
@@ -378,6 +440,7 @@ Result<void> validate_config(const Config& c, const std::string& origin) {
   TRYV(check_time(k, c));
   TRYV(check_mounts(k, c));
   TRYV(check_hooks(k, c.hooks));
+  TRYV(check_net_devices(k, c));
   return check_linux_misc(k, c.linux);
 }
 

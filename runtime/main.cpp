@@ -62,7 +62,7 @@ namespace {
 
 void print_version() {
   const struct scmp_version* v = seccomp_version();
-  std::printf("sharness-runtime version %s\nspec: 1.2.0\nlibseccomp: %u.%u.%u\nyajl: %d\n", SHARNESS_VERSION,
+  std::printf("sharness-runtime version %s\nspec: 1.3.0\nlibseccomp: %u.%u.%u\nyajl: %d\n", SHARNESS_VERSION,
               v->major, v->minor, v->micro, YAJL_VERSION);
 }
 

@@ -486,6 +486,9 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   std::vector<std::pair<size_t, Fd>> premade;
   if (plan.new_user() || plan.joins_user()) premade = TRY(rootfs::premake_idmapped_mounts(c));
   ctx.premade_mounts = &premade;
+  // linux.netDevices: looked up (and their addresses read) here, in the host's namespace.
+  auto net_devices = TRY(netdev::prepare(c.linux.net_devices));
+  ctx.net_devices = &net_devices;
 
   TRYV(enter_for_children(c, plan));
   int pidfd = -1;
@@ -510,6 +513,13 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   if (plan.new_user())
     TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings));
   if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
+  if (!net_devices.empty()) {
+    // Into init's new network namespace, or the one it joins (validate refused the host's).
+    auto* net = c.find_namespace("network");
+    std::string where = net && !net->path.empty() ? net->path : "/proc/" + std::to_string(pid) + "/ns/net";
+    Fd netns = TRY(open_file(where, O_RDONLY));
+    TRYV(netdev::move_all(net_devices, netns.get(), "the container's network namespace " + where));
+  }
 
   rec.pid = pid_t(pid);
   auto st = proc::stat(rec.pid);

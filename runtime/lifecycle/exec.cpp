@@ -27,6 +27,8 @@
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/numa_affinity.hpp"
+#include "oci/spec13.hpp"
 #include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/terminal.hpp"
@@ -98,6 +100,11 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
       landlock.push_back(TRY(block(*p.landlock_json)));
     if (ext && ext->landlock) landlock.push_back(*ext->landlock);
     auto plan = TRY(plan_launch(p, filters, landlock, o.preserve_fds));
+    if (c.linux.memory_policy) plan.memory_policy = &*c.linux.memory_policy;
+    if (auto& a = p.exec_cpu_affinity) {
+      plan.final_cpus = a->final_cpus;
+      plan.reset_affinity = a->initial && !a->final_cpus;
+    }
     return launch(plan);
   };
   auto r = run();
@@ -112,6 +119,7 @@ Result<oci::Process> exec_process(const oci::Process& base, const ExecOptions& o
   if (!o.process_file.empty()) {
     std::string text = TRY(read_file(o.process_file, 4u << 20));
     p = TRY(oci::parse_process_json(text, o.process_file));
+    if (p.exec_cpu_affinity) TRYV(oci::check_exec_cpu_affinity(*p.exec_cpu_affinity, o.process_file + ": execCPUAffinity"));
   } else {
     p = base;
     p.args = o.args;
@@ -200,6 +208,10 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   // A rootless container made without a cgroup (create's warning) has none to join.
   bool has_cgroup = !rec.cgroup_path.empty();
   Fd cg_dir(has_cgroup ? TRY(cg.open_v2_dir()) : -1);
+  // execCPUAffinity.initial: the runtime's part, up to joining the cgroup, runs there (the
+  // child inherits it; joining a cpuset may change it, and launch() sets the final one).
+  if (p.exec_cpu_affinity && p.exec_cpu_affinity->initial)
+    TRYV(procattr::apply_cpu_affinity(p.exec_cpu_affinity->initial, "process.execCPUAffinity.initial"));
   // Into a paused container the child freezes on joining the cgroup, until `resume`, which
   // needs this lock: everything is pinned by fds now, so let it go first.
   if (s == Status::paused) dir.unlock();

@@ -127,6 +127,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   TRYV(become_root_in_userns(ctx));
   if (ctx.plan->has(CLONE_NEWUTS)) TRYV(setup_uts(c));
   if (ctx.loopback_up) TRYV(loopback_up());
+  if (ctx.net_devices) TRYV(netdev::configure_inside(*ctx.net_devices));
   TRYV(join_session_keyring(ctx));
 
   rootfs::Options ro;
@@ -175,6 +176,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   if (p.landlock_json) landlock.push_back(TRY(oci::parse_landlock(*p.landlock_json, "config.json: process.landlock")));
   if (ctx.policy_landlock) landlock.push_back(*ctx.policy_landlock);
   out.plan = TRY(plan_launch(p, ctx.filters ? *ctx.filters : std::vector<seccomp::Filter>{}, landlock, ctx.preserve_fds));
+  if (c.linux.memory_policy) out.plan.memory_policy = &*c.linux.memory_policy;
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "spec-mapping/policy.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "runtime/linux/namespaces.hpp"
+#include "runtime/linux/netdev.hpp"
 #include "runtime/linux/seccomp.hpp"
 
 namespace sh::lifecycle {
@@ -39,6 +40,7 @@ struct InitContext {
   const std::vector<exec_allowlist::Hashed>* pin_hashes = nullptr;  // its files the runtime hashed
   const std::vector<std::string>* only_devices = nullptr;  // a policy's device list
   bool loopback_up = false;                      // a new network namespace: bring lo up
+  const std::vector<netdev::Device>* net_devices = nullptr;  // linux.netDevices, moved in by the runtime
   const std::vector<std::pair<size_t, Fd>>* premade_mounts = nullptr;  // idmapped binds made by the runtime
 };
 

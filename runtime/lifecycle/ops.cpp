@@ -21,6 +21,7 @@
 #include "base/log.hpp"
 #include "runtime/lifecycle/floor.hpp"
 #include "runtime/linux/apparmor.hpp"
+#include "oci/spec13.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/namespaces.hpp"
@@ -499,9 +500,11 @@ oci::Features host_features() {
   // labels are refused (not implemented), so never claimed.
   f.linux.apparmor = apparmor::kernel_answers();
   f.linux.selinux = false;
-  f.linux.intel_rdt = false;
+  // linux.intelRdt is refused (with the field named) whether or not the host has resctrl.
+  f.linux.intel_rdt = {.enabled = false, .schemata = false, .monitoring = false};
   f.linux.idmap_mounts = idmap_supported();
-  f.linux.net_devices = false;
+  f.linux.net_devices = true;  // moved over rtnetlink (runtime/linux/netdev.cpp)
+  f.linux.memory_policy = {.modes = oci::memory_policy_mode_names(), .flags = oci::memory_policy_flag_names()};
   auto ll = landlock::supported();
   f.linux.landlock = {.enabled = ll.abi > 0, .abi = ll.abi, .fs = ll.fs, .net = ll.net, .scoped = ll.scoped,
                       .classes = {{"files", ll.abi >= 1},

@@ -14,6 +14,7 @@
 #include "runtime/linux/apparmor.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/landlock.hpp"
+#include "runtime/linux/numa_affinity.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/seccomp_cache.hpp"
 
@@ -154,6 +155,9 @@ Result<void> launch(const LaunchPlan& plan) {
     for (auto& f : plan.filters) TRY(f.load());
     return {};
   };
+  if (plan.memory_policy) TRYV(procattr::apply_memory_policy(*plan.memory_policy));
+  if (plan.final_cpus || plan.reset_affinity)
+    TRYV(procattr::apply_cpu_affinity(plan.final_cpus, "process.execCPUAffinity.final"));
   TRYV(caps::apply_bounding(p.capabilities));
   if (!p.no_new_privileges) TRYV(restrict_and_filter());
   TRYV(procattr::apply_user(p.user, plan.setgroups_allowed));

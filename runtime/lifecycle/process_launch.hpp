@@ -23,6 +23,11 @@ struct LaunchPlan {
   Fd apparmor;                           // the exec attribute, for process.apparmorProfile
   unsigned preserve_fds = 0;
   bool setgroups_allowed = true;
+  const oci::MemoryPolicy* memory_policy = nullptr;  // linux.memoryPolicy (init and exec alike)
+  // process.execCPUAffinity (exec only): the CPUs to run on from execve; with only `initial`
+  // given, every CPU the cgroup allows (the initial set was the runtime's part's).
+  bool reset_affinity = false;
+  std::optional<std::string> final_cpus;
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`
@@ -44,8 +49,9 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filte
                                const std::vector<oci::LandlockConfig>& landlock, unsigned preserve_fds);
 // chdir into cwd and check getcwd() is inside the container (CVE-2024-21626).
 Result<void> enter_cwd(const std::string& cwd);
-// Apply the AppArmor profile (onexec), user, capabilities, no_new_privs, seccomp, fd
-// hygiene, then execve. Returns only on error.
+// Apply the AppArmor profile (onexec), the memory policy and CPU affinity, user, capabilities,
+// no_new_privs, seccomp, fd hygiene, then execve. Returns only on error. The memory policy and
+// affinity come before the filters: a seccomp profile such as Docker's may deny set_mempolicy.
 Result<void> launch(const LaunchPlan& plan);
 
 }  // namespace sh::lifecycle

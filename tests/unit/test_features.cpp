@@ -8,6 +8,7 @@
 
 #include "base/json.hpp"
 #include "oci/features.hpp"
+#include "oci/spec13.hpp"
 #include "runtime/lifecycle/ops.hpp"
 #include "runtime/linux/apparmor.hpp"
 #include "runtime/linux/capabilities.hpp"
@@ -170,8 +171,19 @@ BOOST_AUTO_TEST_CASE(host_document_is_truthful) {
   // (its labels are refused).
   BOOST_TEST(boolean(r, {"linux", "apparmor", "enabled"}) == apparmor::kernel_answers());
   BOOST_TEST(!boolean(r, {"linux", "selinux", "enabled"}));
-  BOOST_TEST(!boolean(r, {"linux", "intelRdt", "enabled"}));
+  // linux.intelRdt is refused, resctrl or not: every part says so.
+  for (const char* k : {"enabled", "schemata", "monitoring"}) BOOST_TEST(!boolean(r, {"linux", "intelRdt", k}), k);
   (void)boolean(r, {"linux", "mountExtensions", "idmap", "enabled"});  // present; its truth is a conformance case
+  BOOST_TEST(boolean(r, {"linux", "netDevices", "enabled"}));
+  // Each mode and flag listed is one validation accepts (and set_mempolicy gets its number).
+  auto modes = strings(r, {"linux", "memoryPolicy", "modes"});
+  BOOST_TEST(modes.size() == 7u);
+  for (const auto& m : modes) BOOST_TEST(oci::memory_policy_mode(m).has_value(), m);
+  for (const char* m : {"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE", "MPOL_PREFERRED",
+                        "MPOL_PREFERRED_MANY", "MPOL_LOCAL"})
+    BOOST_TEST(has(modes, m), m);
+  auto flags = strings(r, {"linux", "memoryPolicy", "flags"});
+  for (const char* f : {"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES"}) BOOST_TEST(has(flags, f), f);
 
   const struct scmp_version* v = seccomp_version();
   std::string want = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->micro);

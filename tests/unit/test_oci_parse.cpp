@@ -250,8 +250,9 @@ BOOST_AUTO_TEST_CASE(full_config_linux) {
   BOOST_TEST(l.time_offsets.at("monotonic").nanosecs == 500u);
   BOOST_TEST(l.time_offsets.at("boottime").secs == 3600);
   BOOST_TEST(l.time_offsets.at("boottime").nanosecs == 0u);
-  BOOST_TEST(l.has_intel_rdt);
-  BOOST_TEST(l.has_memory_policy);
+  BOOST_TEST(l.intel_rdt->clos_id.value() == "x");
+  BOOST_TEST(l.memory_policy->mode == "MPOL_BIND");
+  BOOST_TEST(l.memory_policy->nodes == "0");
 }
 
 BOOST_AUTO_TEST_CASE(full_config_resources) {

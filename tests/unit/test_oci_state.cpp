@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(hook_state_round_trip) {
   auto d = parse(text);
   auto root = d.root();
   BOOST_TEST((keys(root) == std::vector<std::string>{"ociVersion", "id", "status", "pid", "bundle", "annotations"}));
-  BOOST_TEST(str(root, "ociVersion") == "1.2.0");
+  BOOST_TEST(str(root, "ociVersion") == "1.3.0");
   BOOST_TEST(str(root, "id") == "box-1");
   BOOST_TEST(str(root, "status") == "running");
   BOOST_TEST(root.get("pid")->as_int().value() == 4242);

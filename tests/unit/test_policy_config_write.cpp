@@ -144,8 +144,8 @@ BOOST_AUTO_TEST_CASE(round_trip_keeps_every_field) {
   BOOST_TEST(*l.mount_label == "system_u:object_r:x");
   BOOST_TEST(l.personality->domain == "LINUX32");
   BOOST_TEST(l.time_offsets.at("boottime").secs == -3);
-  BOOST_TEST(l.has_intel_rdt);
-  BOOST_TEST(l.has_memory_policy);
+  BOOST_TEST(l.intel_rdt->clos_id.value() == "x");
+  BOOST_TEST(l.memory_policy->mode == "MPOL_BIND");
 }
 
 BOOST_AUTO_TEST_CASE(absent_optionals_are_omitted) {
