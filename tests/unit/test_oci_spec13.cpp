@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(net_devices_parse_and_round_trip) {
   BOOST_TEST(c.linux.net_devices.at("eth0").name == "ctr0");
   BOOST_TEST(c.linux.net_devices.at("dummy1").name == "");
   BOOST_TEST(validate_config(c).has_value());
-  auto again = parse_config(config_to_json(c, false)).value();
+  auto again = parse_config(config_to_json(c, false).value()).value();
   BOOST_TEST(again.linux.net_devices.at("eth0").name == "ctr0");
   BOOST_TEST(again.linux.net_devices.count("dummy1") == 1u);
   BOOST_TEST(parse_error(config_text(R"("netDevices": {"eth0": {"name": 3}})")).find("linux.netDevices.eth0.name") !=
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(memory_policy_parse_and_round_trip) {
   BOOST_TEST(c.linux.memory_policy->nodes == "0-1");
   BOOST_TEST((c.linux.memory_policy->flags == std::vector<std::string>{"MPOL_F_STATIC_NODES"}));
   BOOST_TEST(validate_config(c).has_value());
-  auto again = parse_config(config_to_json(c, false)).value();
+  auto again = parse_config(config_to_json(c, false).value()).value();
   BOOST_TEST(again.linux.memory_policy->nodes == "0-1");
   BOOST_TEST(again.linux.memory_policy->flags.size() == 1u);
   BOOST_TEST(parse_error(config_text(R"("memoryPolicy": {"nodes": "0"})")).find("linux.memoryPolicy") != std::string::npos);
@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(intel_rdt_1_3_fields) {
   BOOST_TEST(c.linux.intel_rdt->clos_id.value() == "g");
   BOOST_TEST((c.linux.intel_rdt->schemata.value() == std::vector<std::string>{"L3:0=7f0", "MB:0=20"}));
   BOOST_TEST(c.linux.intel_rdt->enable_monitoring.value());
-  auto again = parse_config(config_to_json(c, false)).value();
+  auto again = parse_config(config_to_json(c, false).value()).value();
   BOOST_TEST(again.linux.intel_rdt->schemata->size() == 2u);
   BOOST_TEST(again.linux.intel_rdt->enable_monitoring.value());
   BOOST_TEST(parse_error(config_text(R"("intelRdt": {"schemata": "L3:0=1"})")).find("linux.intelRdt.schemata") !=
