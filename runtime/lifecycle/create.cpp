@@ -135,25 +135,45 @@ Result<void> check_capabilities(const oci::Capabilities& c) {
   return caps::warn_ambient_left_out(c, "config.json: process.capabilities.ambient");
 }
 
-// The device cgroup list the container gets: the config's rules, then (as runc does) the
-// devices every container needs and those the config creates. mknod is allowed because
-// only the runtime can create nodes: the container has no CAP_MKNOD unless configured.
+// A set the kernel will refuse at start (a capability this runtime does not hold, as Docker's
+// --privileged lists CAP_BPF to a runtime whose own bounding set lacks it) fails create, as
+// runc's does, naming the capability. In a user namespace (new or joined) init holds every
+// capability of that namespace: nothing to check.
+Result<void> check_capabilities_raisable(const oci::Config& c) {
+  for (const auto& n : c.linux.namespaces)
+    if (n.type == "user") return {};
+  auto bad = TRY(caps::first_unraisable(c.process->capabilities, TRY(caps::held_now())));
+  if (!bad.empty()) return fail("config.json: " + bad);
+  return {};
+}
+
+// The device cgroup list the container gets, as runc builds it: everything denied first (runc's
+// list starts from deny-all whatever the config says; a config with no device rules gets only
+// the defaults), then the config's rules, then the devices every container needs and those the
+// config creates. mknod is allowed because only the runtime can create nodes: the container
+// has no CAP_MKNOD unless configured. Unlike runc 1.1, /dev/net/tun (c 10:200) is not added
+// (docs/intended-differences.md), nor /dev/console (c 5:1): a terminal's console is a bind
+// of its pty (c 136:*).
 oci::Resources effective_resources(const oci::Config& c, const policy::Extension* ext) {
   oci::Resources r = c.linux.resources.value_or(oci::Resources{});
-  if (r.devices.empty()) return r;  // no device policy asked for: leave the cgroup's default
-  if (ext && ext->devices) return r;  // a policy's device list is exact: add nothing to it
-  auto allow = [&](std::string type, std::optional<int64_t> major, std::optional<int64_t> minor, std::string acc) {
+  auto rule = [](bool allow, std::string type, std::optional<int64_t> major, std::optional<int64_t> minor,
+                 std::string acc) {
     oci::DeviceRule d;
-    d.allow = true;
+    d.allow = allow;
     d.type = std::move(type);
     d.major = major;
     d.minor = minor;
     d.access = std::move(acc);
-    r.devices.push_back(d);
+    return d;
+  };
+  r.devices.insert(r.devices.begin(), rule(false, "a", std::nullopt, std::nullopt, "rwm"));
+  if (ext && ext->devices) return r;  // a policy's device list is exact: add nothing to it
+  auto allow = [&](std::string type, std::optional<int64_t> major, std::optional<int64_t> minor, std::string acc) {
+    r.devices.push_back(rule(true, std::move(type), major, minor, std::move(acc)));
   };
   allow("c", std::nullopt, std::nullopt, "m");
   allow("b", std::nullopt, std::nullopt, "m");
-  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}})
+  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 2}})
     allow("c", major, minor, "rwm");
   allow("c", 136, std::nullopt, "rwm");  // /dev/pts/*
   for (auto& d : c.linux.devices)
@@ -299,6 +319,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   if (!c.process->terminal && has_console)
     return fail("--console-socket given but process.terminal is false");
   TRYV(check_capabilities(c.process->capabilities));
+  TRYV(check_capabilities_raisable(c));
   if (c.process->landlock_json) {
     // A bad block or a right this kernel lacks (with best effort off) fails create here.
     auto ll = TRY(oci::parse_landlock(*c.process->landlock_json, "config.json: process.landlock"));
