@@ -23,6 +23,7 @@ struct LaunchPlan {
   Fd apparmor;                           // the exec attribute, for process.apparmorProfile
   unsigned preserve_fds = 0;
   bool setgroups_allowed = true;
+  std::string home_env;                  // "HOME=..." when the env lacks HOME (as runc), else ""
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`
