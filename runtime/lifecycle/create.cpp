@@ -147,37 +147,11 @@ Result<void> check_capabilities_raisable(const oci::Config& c) {
   return {};
 }
 
-// The device cgroup list the container gets, as runc builds it: everything denied first (runc's
-// list starts from deny-all whatever the config says; a config with no device rules gets only
-// the defaults), then the config's rules, then the devices every container needs and those the
-// config creates. mknod is allowed because only the runtime can create nodes: the container
-// has no CAP_MKNOD unless configured. Unlike runc 1.1, /dev/net/tun (c 10:200) is not added
-// (docs/intended-differences.md), nor /dev/console (c 5:1): a terminal's console is a bind
-// of its pty (c 136:*).
+// The device cgroup list the container gets: cgroups::container_device_rules, as runc builds
+// it; a policy's device list is exact (nothing added to it).
 oci::Resources effective_resources(const oci::Config& c, const policy::Extension* ext) {
   oci::Resources r = c.linux.resources.value_or(oci::Resources{});
-  auto rule = [](bool allow, std::string type, std::optional<int64_t> major, std::optional<int64_t> minor,
-                 std::string acc) {
-    oci::DeviceRule d;
-    d.allow = allow;
-    d.type = std::move(type);
-    d.major = major;
-    d.minor = minor;
-    d.access = std::move(acc);
-    return d;
-  };
-  r.devices.insert(r.devices.begin(), rule(false, "a", std::nullopt, std::nullopt, "rwm"));
-  if (ext && ext->devices) return r;  // a policy's device list is exact: add nothing to it
-  auto allow = [&](std::string type, std::optional<int64_t> major, std::optional<int64_t> minor, std::string acc) {
-    r.devices.push_back(rule(true, std::move(type), major, minor, std::move(acc)));
-  };
-  allow("c", std::nullopt, std::nullopt, "m");
-  allow("b", std::nullopt, std::nullopt, "m");
-  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 2}})
-    allow("c", major, minor, "rwm");
-  allow("c", 136, std::nullopt, "rwm");  // /dev/pts/*
-  for (auto& d : c.linux.devices)
-    if (d.type == "c" || d.type == "b" || d.type == "u") allow(d.type == "u" ? "c" : d.type, d.major, d.minor, "rwm");
+  r.devices = cgroups::container_device_rules(r.devices, c.linux.devices, ext && ext->devices);
   return r;
 }
 
