@@ -130,8 +130,16 @@ Result<void> check_capabilities(const oci::Capabilities& c) {
   const std::pair<const char*, const std::optional<std::vector<std::string>>*> sets[] = {
       {"bounding", &c.bounding}, {"effective", &c.effective}, {"inheritable", &c.inheritable},
       {"permitted", &c.permitted}, {"ambient", &c.ambient}};
-  for (auto& [name, set] : sets)
+  bool any = false;
+  for (auto& [name, set] : sets) {
     if (*set) TRYV(caps::parse_list(**set, std::string("config.json: process.capabilities.") + name));
+    any = any || *set;
+  }
+  // runc leaves the runtime's own sets (all, for root) to a config without the object; we keep
+  // the bounding set and grant nothing (DESIGN.md §6.5), and say so.
+  if (!any)
+    log::warn("config.json: no process.capabilities: the process gets no capabilities (effective, permitted, "
+              "inheritable, ambient empty; the bounding set kept), where runc would leave the runtime's own");
   return caps::warn_ambient_left_out(c, "config.json: process.capabilities.ambient");
 }
 
