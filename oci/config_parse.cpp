@@ -154,9 +154,15 @@ Result<Rlimit> parse_rlimit(const Value& v) {
 
 Result<void> parse_capabilities(const Value& v, Capabilities& c) {
   TRYV(v.expect_object());
+  // As runc: a present capabilities object with a set absent (Docker's and Podman's
+  // `--cap-drop ALL` write "capabilities": {}) means that set is empty. Only a wholly absent
+  // object leaves the runtime's own sets (every set nullopt).
   auto set = [&](std::string_view key, std::optional<std::vector<std::string>>& out) -> Result<void> {
     auto s = v.get(key);
-    if (!s || s->is_null()) return {};
+    if (!s || s->is_null()) {
+      out = std::vector<std::string>{};
+      return {};
+    }
     std::vector<std::string> names;
     TRYV(v.opt(key, names));
     out = std::move(names);

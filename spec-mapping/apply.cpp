@@ -54,7 +54,9 @@ void apply_identity(const Identity& id, oci::Process& proc, Extension& ext) {
   if (id.gid) set_id(proc.user.gid, *id.gid, "gid", ext);
   if (id.capabilities) {
     auto& c = proc.capabilities;
-    // An absent bounding set keeps the runtime's own (all): the meet is the policy's list.
+    // An absent bounding set (only when the config has no capabilities object: inside one, the
+    // parser makes an absent set empty, as runc) keeps the runtime's own, all: the meet is the
+    // policy's list.
     c.bounding = c.bounding ? cap_meet(*c.bounding, *id.capabilities) : *id.capabilities;
     for (auto* set : {&c.effective, &c.permitted, &c.inheritable, &c.ambient})
       if (*set) **set = cap_meet(**set, *id.capabilities);

@@ -117,6 +117,35 @@ case_device_cgroup_denies() {
   assert_eq opened "$OUT" "open of 10:237 once allowed"
 }
 
+# No linux.resources.devices at all (runc spec, crun spec, CRI): runc denies everything but its
+# default list, so a node made with CAP_MKNOD (mknod is allowed, c *:* m) cannot be opened.
+# Control: the same config allowing 10:237 opens it.
+case_device_cgroup_denies_without_rules() {
+  local b
+  b=$(new_bundle b sh -c 'mknod /dev/lc c 10 237 || echo mknod-refused
+                          (exec 3</dev/lc) && echo opened || echo open-refused')
+  cfg "$b" '.process.capabilities |= with_entries(.value += ["CAP_MKNOD"]) | del(.linux.resources.devices)'
+  run_in "$b"
+  assert_eq open-refused "$OUT" "open of 10:237 with no device rules in the config"
+  assert_contains "$ERR" "Operation not permitted" "the error"
+  cfg "$b" '.linux.resources.devices = [{"allow": true, "type": "c", "major": 10, "minor": 237, "access": "rwm"}]'
+  run_in "$b"
+  assert_eq opened "$OUT" "control: open of 10:237 once allowed"
+}
+
+# Rules that do not start with a deny-all still leave everything else denied (runc's list
+# starts from deny-all): allowing 10:237 does not allow 10:229 (fuse). Control: 10:237 opens.
+case_device_cgroup_allow_only_rules() {
+  local b
+  b=$(new_bundle b sh -c 'mknod /dev/lc c 10 237; mknod /dev/fz c 10 229
+                          (exec 3</dev/lc) && echo lc-opened || echo lc-refused
+                          (exec 3</dev/fz) && echo fz-opened || echo fz-refused')
+  cfg "$b" '.process.capabilities |= with_entries(.value += ["CAP_MKNOD"])
+            | .linux.resources.devices = [{"allow": true, "type": "c", "major": 10, "minor": 237, "access": "rwm"}]'
+  run_in "$b"
+  assert_eq $'lc-opened\nfz-refused' "$OUT" "an allow-only rule list: what it names opens, the rest is denied"
+}
+
 case_device_cgroup_access_letters() {
   # 10:237 allowed "r" only: opening for reading works, for writing is refused
   local b
@@ -139,5 +168,7 @@ tcase "/dev/ptmx allocates a pty in a private devpts" case_ptmx_opens
 tcase "/dev/fd, /dev/stdin, /dev/stdout, /dev/stderr symlinks" case_fd_symlinks
 tcase "no host device nodes in /dev" case_no_host_devices
 tcase "device cgroup: a device not in resources.devices cannot be opened" case_device_cgroup_denies
+tcase "device cgroup: no device rules in the config: only the defaults (deny-all first)" case_device_cgroup_denies_without_rules
+tcase "device cgroup: allow-only rules still deny the rest" case_device_cgroup_allow_only_rules
 tcase "device cgroup: access letters (r only: write refused)" case_device_cgroup_access_letters
 finish

@@ -37,6 +37,41 @@ case_tmpfs_options() {
   assert_contains "$OUT" "No space left" "the error"
 }
 
+# tmpcopyup (Podman's --read-only and --tmpfs write it): the tmpfs starts with what the covered
+# directory held, modes, owners and times kept, a symlink copied as a symlink (its target, a host
+# path, never followed), and writes land in the tmpfs, not the image. Control: the same tmpfs
+# without the option starts empty.
+case_tmpcopyup() {
+  local b line
+  for b in copy plain; do
+    new_bundle $b sh -c 'ls -ln /data /data/sub | sed "s/  */ /g"; readlink /data/esc; cat /data/f /data/sub/g;
+      echo new > /data/new && echo wrote; grep " /data " /proc/self/mountinfo' >/dev/null
+    mkdir -p "$B/rootfs/data/sub"
+    echo one >"$B/rootfs/data/f"; echo two >"$B/rootfs/data/sub/g"
+    chown 1000:1001 "$B/rootfs/data/f"; chmod 0604 "$B/rootfs/data/f"
+    chmod 0705 "$B/rootfs/data/sub"; chown 7:8 "$B/rootfs/data/sub"
+    ln -s "$CASEDIR/host-secret" "$B/rootfs/data/esc"
+    chmod 0751 "$B/rootfs/data"
+  done
+  echo host >"$CASEDIR/host-secret"
+  cfg "$CASEDIR/copy" '.mounts += [{"destination": "/data", "type": "tmpfs", "source": "tmpfs",
+                                     "options": ["rw", "nosuid", "nodev", "tmpcopyup", "size=1m"]}]'
+  cfg "$CASEDIR/plain" '.mounts += [{"destination": "/data", "type": "tmpfs", "source": "tmpfs",
+                                      "options": ["rw", "nosuid", "nodev", "size=1m"]}]'
+  run_in "$CASEDIR/plain"
+  assert_rc 0
+  assert_not_contains "$OUT" "one" "control: without tmpcopyup the tmpfs is empty"
+  run_in "$CASEDIR/copy"
+  assert_rc 0
+  line=$(grep " /data " <<<"$OUT")
+  assert_eq tmpfs "$(mi_type "$line")" "/data is the tmpfs"
+  assert_contains "$OUT" "-rw----r-- 1 1000 1001 4 " "the file, its mode and owner copied"
+  assert_contains "$OUT" "drwx---r-x 2 7 8 " "the subdirectory, its mode and owner copied"
+  assert_contains "$OUT" $'\n'"$CASEDIR/host-secret"$'\none\ntwo\nwrote' "symlink kept as is; contents copied; writable"
+  [ ! -e "$CASEDIR/copy/rootfs/data/new" ] || fail "the write went to the image, not the tmpfs"
+  assert_eq host "$(cat "$CASEDIR/host-secret")" "the host file is untouched"
+}
+
 case_bind_ro() {
   local b host=$CASEDIR/host
   mkdir -p "$host" && echo host-content >"$host/file"
@@ -312,6 +347,7 @@ tcase "tmpfs mount with options (mountinfo, mode, size bites)" case_tmpfs_option
 tcase "read-only bind of a host dir: visible, writes fail" case_bind_ro
 tcase "read-write bind: writes reach the host" case_bind_rw
 tcase "bind source relative to the bundle" case_bind_relative_source
+tcase "tmpcopyup: the tmpfs starts with the directory's contents, symlinks not followed" case_tmpcopyup
 tcase "bind of a single file" case_bind_file
 tcase "rbind carries submounts, bind does not" case_rbind_vs_bind
 tcase "nosuid/noexec/nodev on a bind (exec refused)" case_nosuid_noexec_nodev_bind

@@ -46,6 +46,31 @@ case_env() {
   assert_not_contains "$OUT" SHARNESS_HOST_ONLY "host environment leaking in"
 }
 
+# runc sets HOME when the env has none: the uid's home in the container's /etc/passwd, "/" when
+# it has no entry. An /etc/passwd that is a symlink to a host file is read inside the rootfs
+# (there it names nothing), never from the host. Control: a HOME the env sets is kept.
+case_home_from_passwd() {
+  local b
+  b=$(new_bundle b sh -c 'echo "HOME=$HOME"')
+  cfg "$b" '.process.env = ["PATH=/bin"]'
+  run_in "$b"
+  assert_rc 0
+  assert_eq HOME=/root "$OUT" "uid 0: the passwd entry's home"
+  cfg "$b" '.process.user.uid = 4321'
+  run_in "$b"
+  assert_eq HOME=/ "$OUT" "a uid with no passwd entry"
+  cfg "$b" '.process.user.uid = 0 | .process.env = ["PATH=/bin", "HOME=/set"]'
+  run_in "$b"
+  assert_eq HOME=/set "$OUT" "control: the env's HOME is kept"
+  printf 'root:x:0:0::/from-the-host:/bin/sh\n' >"$CASEDIR/host-passwd"
+  rm "$b/rootfs/etc/passwd"
+  ln -s "$CASEDIR/host-passwd" "$b/rootfs/etc/passwd"
+  cfg "$b" '.process.env = ["PATH=/bin"]'
+  run_in "$b"
+  assert_rc 0
+  assert_eq HOME=/ "$OUT" "a passwd symlink to a host file is resolved inside the rootfs"
+}
+
 case_cwd() {
   local b
   b=$(new_bundle b pwd)
@@ -149,6 +174,26 @@ case_caps_dropped() {
   # exactly the configured three
   assert_eq 0000000020000420 "$eff" "CapEff = AUDIT_WRITE|NET_BIND_SERVICE|KILL"
   assert_eq 0000000020000420 "$bnd" "CapBnd"
+}
+
+# Docker's and Podman's --cap-drop ALL write "capabilities": {}: every set is empty (runc), so
+# a uid-0 process holds nothing. Control: the same config with only "bounding" and "effective"
+# listing CAP_KILL shows it there, and absent permitted/inheritable/ambient stay empty.
+case_caps_empty_object_is_none() {
+  local b s
+  b=$(new_bundle b sh -c 'cat /proc/self/status')
+  cfg "$b" '.process.capabilities = {}'
+  run_in "$b"
+  assert_rc 0
+  for s in CapInh CapPrm CapEff CapBnd CapAmb; do
+    assert_eq 0000000000000000 "$(status_field "$OUT" $s)" "$s with \"capabilities\": {}"
+  done
+  cfg "$b" '.process.capabilities = {"bounding": ["CAP_KILL"], "permitted": ["CAP_KILL"], "effective": ["CAP_KILL"]}'
+  run_in "$b"
+  assert_rc 0
+  assert_eq 0000000000000020 "$(status_field "$OUT" CapBnd)" "control: CapBnd with bounding [CAP_KILL]"
+  assert_eq 0000000000000020 "$(status_field "$OUT" CapEff)" "control: CapEff"
+  assert_eq 0000000000000000 "$(status_field "$OUT" CapInh)" "absent inheritable is empty"
 }
 
 case_caps_no_inheritable_ambient() {
@@ -335,6 +380,7 @@ case_fds_closed() {
 tcase "args are passed verbatim" case_args
 tcase "args[0] is looked up in the container's PATH" case_args_path_lookup
 tcase "env is exactly the configured one" case_env
+tcase "HOME from the container's /etc/passwd when the env has none" case_home_from_passwd
 tcase "cwd is honoured" case_cwd
 tcase "user uid:gid (id, /proc/self/status)" case_user
 tcase "additionalGids" case_additional_gids
@@ -344,6 +390,7 @@ tcase "cwd: a missing one is made at create (as runc and crun)" case_cwd_missing
 tcase "cwd: one that cannot be a directory fails create, named" case_cwd_not_a_dir_fails_create
 tcase "capabilities: only the configured ones (NET_RAW, SYS_ADMIN, CHOWN absent)" case_caps_dropped
 tcase "capabilities: no inheritable or ambient unless asked" case_caps_no_inheritable_ambient
+tcase "capabilities: an empty object ({}, --cap-drop ALL) is no capabilities" case_caps_empty_object_is_none
 tcase "capabilities: CAP_CHOWN and CAP_NET_RAW present when listed" case_caps_added
 tcase "capabilities: CAP_CHOWN decides whether chown works" case_cap_chown_effect
 tcase "capabilities: a non-root user keeps them only through ambient" case_caps_non_root_user

@@ -130,34 +130,36 @@ Result<void> check_capabilities(const oci::Capabilities& c) {
   const std::pair<const char*, const std::optional<std::vector<std::string>>*> sets[] = {
       {"bounding", &c.bounding}, {"effective", &c.effective}, {"inheritable", &c.inheritable},
       {"permitted", &c.permitted}, {"ambient", &c.ambient}};
-  for (auto& [name, set] : sets)
+  bool any = false;
+  for (auto& [name, set] : sets) {
     if (*set) TRYV(caps::parse_list(**set, std::string("config.json: process.capabilities.") + name));
+    any = any || *set;
+  }
+  // runc leaves the runtime's own sets (all, for root) to a config without the object; we keep
+  // the bounding set and grant nothing (DESIGN.md §6.5), and say so.
+  if (!any)
+    log::warn("config.json: no process.capabilities: the process gets no capabilities (effective, permitted, "
+              "inheritable, ambient empty; the bounding set kept), where runc would leave the runtime's own");
   return caps::warn_ambient_left_out(c, "config.json: process.capabilities.ambient");
 }
 
-// The device cgroup list the container gets: the config's rules, then (as runc does) the
-// devices every container needs and those the config creates. mknod is allowed because
-// only the runtime can create nodes: the container has no CAP_MKNOD unless configured.
+// A set the kernel will refuse at start (a capability this runtime does not hold, as Docker's
+// --privileged lists CAP_BPF to a runtime whose own bounding set lacks it) fails create, as
+// runc's does, naming the capability. In a user namespace (new or joined) init holds every
+// capability of that namespace: nothing to check.
+Result<void> check_capabilities_raisable(const oci::Config& c) {
+  for (const auto& n : c.linux.namespaces)
+    if (n.type == "user") return {};
+  auto bad = TRY(caps::first_unraisable(c.process->capabilities, TRY(caps::held_now())));
+  if (!bad.empty()) return fail("config.json: " + bad);
+  return {};
+}
+
+// The device cgroup list the container gets: cgroups::container_device_rules, as runc builds
+// it; a policy's device list is exact (nothing added to it).
 oci::Resources effective_resources(const oci::Config& c, const policy::Extension* ext) {
   oci::Resources r = c.linux.resources.value_or(oci::Resources{});
-  if (r.devices.empty()) return r;  // no device policy asked for: leave the cgroup's default
-  if (ext && ext->devices) return r;  // a policy's device list is exact: add nothing to it
-  auto allow = [&](std::string type, std::optional<int64_t> major, std::optional<int64_t> minor, std::string acc) {
-    oci::DeviceRule d;
-    d.allow = true;
-    d.type = std::move(type);
-    d.major = major;
-    d.minor = minor;
-    d.access = std::move(acc);
-    r.devices.push_back(d);
-  };
-  allow("c", std::nullopt, std::nullopt, "m");
-  allow("b", std::nullopt, std::nullopt, "m");
-  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}})
-    allow("c", major, minor, "rwm");
-  allow("c", 136, std::nullopt, "rwm");  // /dev/pts/*
-  for (auto& d : c.linux.devices)
-    if (d.type == "c" || d.type == "b" || d.type == "u") allow(d.type == "u" ? "c" : d.type, d.major, d.minor, "rwm");
+  r.devices = cgroups::container_device_rules(r.devices, c.linux.devices, ext && ext->devices);
   return r;
 }
 
@@ -325,6 +327,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   if (!c.process->terminal && has_console)
     return fail("--console-socket given but process.terminal is false");
   TRYV(check_capabilities(c.process->capabilities));
+  TRYV(check_capabilities_raisable(c));
   if (c.process->landlock_json) {
     // A bad block or a right this kernel lacks (with best effort off) fails create here.
     auto ll = TRY(oci::parse_landlock(*c.process->landlock_json, "config.json: process.landlock"));

@@ -358,12 +358,12 @@ std::vector<std::string> accepted_mount_options() {
       "rnodiratime", "rnoexec",  "rnorelatime", "rnostrictatime", "rnosuid",     "rnosymfollow", "ro",
       "rprivate",  "rrelatime",  "rro",         "rrw",          "rshared",       "rslave",      "rstrictatime",
       "rsuid",     "rsymfollow", "runbindable", "rw",           "shared",        "silent",      "slave",
-      "strictatime", "suid",     "symfollow",   "sync",         "unbindable",
+      "strictatime", "suid",     "symfollow",   "sync",         "tmpcopyup",     "unbindable",
   };
   std::vector<std::string> out;
   for (const char* o : kCandidates) {
     auto f = rootfs::parse_mount_options({o});
-    if (f.data.empty() && !f.tmpcopyup) out.emplace_back(o);
+    if (f.data.empty()) out.emplace_back(o);
   }
   return out;
 }

@@ -108,6 +108,12 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filte
     else log::debug(landlock::describe(n));
     if (rs) plan.landlock.push_back(TRY(high_fd(rs.get(), "landlock ruleset")));
   }
+  // As runc: a process whose env has no (or an empty) HOME gets the user's home from the
+  // container's /etc/passwd, "/" without one. We are inside the container's root here.
+  if (env_value(p.env, "HOME").empty()) {
+    Fd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    plan.home_env = "HOME=" + (root ? procattr::container_home(root.get(), p.user.uid) : std::string("/"));
+  }
   auto sg = ::open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
   if (sg >= 0) {
     char buf[16] = {0};
@@ -170,7 +176,9 @@ Result<void> launch(const LaunchPlan& plan) {
   std::vector<char*> argv, envp;
   for (auto& a : p.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  for (auto& e : p.env) envp.push_back(const_cast<char*>(e.c_str()));
+  for (auto& e : p.env)
+    if (plan.home_env.empty() || !e.starts_with("HOME=")) envp.push_back(const_cast<char*>(e.c_str()));
+  if (!plan.home_env.empty()) envp.push_back(const_cast<char*>(plan.home_env.c_str()));
   envp.push_back(nullptr);
   ::execve(plan.exe.c_str(), argv.data(), envp.data());
   int e = errno;

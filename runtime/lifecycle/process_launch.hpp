@@ -28,6 +28,7 @@ struct LaunchPlan {
   // given, every CPU the cgroup allows (the initial set was the runtime's part's).
   bool reset_affinity = false;
   std::optional<std::string> final_cpus;
+  std::string home_env;                  // "HOME=..." when the env lacks HOME (as runc), else ""
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`

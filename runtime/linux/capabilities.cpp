@@ -128,9 +128,48 @@ Result<void> warn_ambient_left_out(const oci::Capabilities& c, const std::string
   return {};
 }
 
+Result<Held> held_now() {
+  CapPtr cur(cap_get_proc());
+  if (!cur) return sys_error("read this process's capabilities");
+  Held h;
+  for (int cap = 0; cap <= last_cap() && cap < 64; ++cap) {
+    cap_flag_value_t v = CAP_CLEAR;
+    if (cap_get_flag(cur.get(), cap_value_t(cap), CAP_PERMITTED, &v) == 0 && v == CAP_SET) h.permitted |= 1ULL << cap;
+    if (cap_get_flag(cur.get(), cap_value_t(cap), CAP_INHERITABLE, &v) == 0 && v == CAP_SET)
+      h.inheritable |= 1ULL << cap;
+    if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1) h.bounding |= 1ULL << cap;
+  }
+  return h;
+}
+
+Result<std::string> first_unraisable(const oci::Capabilities& c, const Held& h) {
+  const bool keep_bounding = !c.bounding && !c.effective && !c.permitted && !c.inheritable && !c.ambient;
+  uint64_t bounding = h.bounding;
+  if (!keep_bounding) {
+    uint64_t listed = 0;
+    for (int cap : TRY(parse_opt(c.bounding, "process.capabilities.bounding")))
+      if (cap < 64) listed |= 1ULL << cap;
+    bounding &= listed;
+  }
+  auto held = [](uint64_t mask, int cap) { return cap < 64 && (mask >> cap & 1) != 0; };
+  const char* why = " is not in the runtime's own permitted set: the kernel refuses to raise it (capset EPERM)";
+  for (int cap : TRY(parse_opt(c.permitted, "process.capabilities.permitted")))
+    if (!held(h.permitted, cap)) return "process.capabilities.permitted: " + name(cap) + why;
+  for (int cap : TRY(parse_opt(c.effective, "process.capabilities.effective")))
+    if (!held(h.permitted, cap)) return "process.capabilities.effective: " + name(cap) + why;
+  for (int cap : TRY(parse_opt(c.inheritable, "process.capabilities.inheritable")))
+    if (!held(h.inheritable | bounding, cap))
+      return "process.capabilities.inheritable: " + name(cap) +
+             " is in neither the runtime's inheritable set nor the bounding set left: the kernel refuses to "
+             "raise it (capset EPERM)";
+  return std::string();
+}
+
 Result<void> apply_bounding(const oci::Capabilities& c) {
-  if (!c.bounding) return {};
-  auto keep = TRY(parse_list(*c.bounding, "process.capabilities.bounding"));
+  // As runc: only a wholly absent capabilities object (every set nullopt) keeps the runtime's
+  // bounding set; inside a present object an absent set is empty (`--cap-drop ALL` writes {}).
+  if (!c.bounding && !c.effective && !c.permitted && !c.inheritable && !c.ambient) return {};
+  auto keep = TRY(parse_opt(c.bounding, "process.capabilities.bounding"));
   for (int cap = 0; cap <= last_cap(); ++cap) {
     if (contains(keep, cap)) continue;
     // Skip caps already gone so that an already-reduced set needs no CAP_SETPCAP.

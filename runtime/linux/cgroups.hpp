@@ -110,5 +110,15 @@ std::string mode_name(Mode m);
 uint64_t shares_to_weight(uint64_t shares);
 // The v1 devices list entry ("c 1:3 rwm", "a *:* rwm").
 std::string device_rule_string(const oci::DeviceRule& r);
+// The device rules a container gets, as runc builds them: deny-all first whatever the config
+// says (a config with no rules gets only the defaults), then `asked` (linux.resources.devices),
+// then, unless `exact` (a policy's list), the defaults every container needs (c/b *:* m,
+// null, zero, full, random, urandom, tty, ptmx, pts 136:*) and the nodes `created`
+// (linux.devices) makes. mknod is allowed because only the runtime can create nodes: the
+// container has no CAP_MKNOD unless configured. Unlike runc 1.1, /dev/net/tun (c 10:200) is not
+// added (docs/intended-differences.md), nor /dev/console (c 5:1): a terminal's console is a
+// bind of its pty (c 136:*).
+std::vector<oci::DeviceRule> container_device_rules(const std::vector<oci::DeviceRule>& asked,
+                                                    const std::vector<oci::Device>& created, bool exact);
 
 }  // namespace sh::cgroups

@@ -12,6 +12,32 @@ std::string device_rule_string(const oci::DeviceRule& r) {
   return r.type + " " + num(r.major) + ":" + num(r.minor) + " " + r.access;
 }
 
+std::vector<oci::DeviceRule> container_device_rules(const std::vector<oci::DeviceRule>& asked,
+                                                    const std::vector<oci::Device>& created, bool exact) {
+  std::vector<oci::DeviceRule> out;
+  auto add = [&](bool allow, std::string type, std::optional<int64_t> major, std::optional<int64_t> minor,
+                 std::string access) {
+    oci::DeviceRule d;
+    d.allow = allow;
+    d.type = std::move(type);
+    d.major = major;
+    d.minor = minor;
+    d.access = std::move(access);
+    out.push_back(std::move(d));
+  };
+  add(false, "a", std::nullopt, std::nullopt, "rwm");
+  out.insert(out.end(), asked.begin(), asked.end());
+  if (exact) return out;
+  add(true, "c", std::nullopt, std::nullopt, "m");
+  add(true, "b", std::nullopt, std::nullopt, "m");
+  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 2}})
+    add(true, "c", major, minor, "rwm");
+  add(true, "c", 136, std::nullopt, "rwm");  // /dev/pts/*
+  for (const auto& d : created)
+    if (d.type == "c" || d.type == "b" || d.type == "u") add(true, d.type == "u" ? "c" : d.type, d.major, d.minor, "rwm");
+  return out;
+}
+
 namespace detail::v1 {
 namespace {
 

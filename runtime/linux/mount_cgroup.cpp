@@ -4,8 +4,11 @@
 //     container's cgroup), or a bind of the container's cgroup2 dir without one;
 //   - v1 or hybrid: a tmpfs, and in it one mount per hierarchy the init process is in,
 //     named as on the host ("memory", "cpu,cpuacct" plus "cpu"/"cpuacct" symlinks,
-//     "systemd", and "unified" for the hybrid cgroup2 tree): a fresh cgroup mount of that
-//     hierarchy with a cgroup namespace, else a bind of the container's own dir in it.
+//     "systemd"): a fresh cgroup mount of that hierarchy with a cgroup namespace (source
+//     "systemd" for the named systemd one, "cgroup" for the rest, as runc), else a bind of the
+//     container's own dir in it. The hybrid host's cgroup2 tree ("unified") is not shown, as
+//     runc 1.1 and crun do not: the container's limits are all in the v1 hierarchies, and
+//     nothing in the container should manage the host's cgroup2 tree.
 // Read-only when the mount says "ro", like every other flag the mount gives.
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -64,8 +67,9 @@ Result<std::string> host_cgroup_dir(const MountInfo& mi, const std::string& path
 // the namespace, so a bind could only guess, and a wrong guess shows the host's tree.
 Result<Fd> hierarchy_mount(bool cgns, const CgroupLine& line, const MountInfo& host, unsigned long flags) {
   if (cgns)
-    return line.controllers.empty() ? new_mount("cgroup2", "cgroup2", "", flags)
-                                    : new_mount("cgroup", "cgroup", line.controllers, flags);
+    return line.controllers.empty()             ? new_mount("cgroup2", "cgroup2", "", flags)
+           : line.controllers == "name=systemd" ? new_mount("cgroup", "systemd", line.controllers, flags)
+                                                : new_mount("cgroup", "cgroup", line.controllers, flags);
   Fd mnt = TRY(clone_tree(AT_FDCWD, TRY(host_cgroup_dir(host, line.path)), false));
   TRYV(set_attr(mnt.get(), false, attrs_from_flags(flags), 0));
   return mnt;
@@ -121,6 +125,7 @@ Result<void> mount_cgroup(Context& ctx, const MountFlags& mf, const Resolved& de
   Fd tmpfs = TRY(new_mount("tmpfs", "tmpfs", "mode=755", flags & ~MS_RDONLY));
   TRYV(attach(tmpfs.get(), dest.fd.get()));
   for (const auto& line : lines) {
+    if (line.controllers.empty()) continue;  // the hybrid cgroup2 tree: not shown, as runc
     auto r = mount_hierarchy(tmpfs.get(), cgns, line, mounts, flags);
     if (!r) return std::unexpected(std::move(r.error()).context("hierarchy '" + line.controllers + "'"));
   }

@@ -172,7 +172,8 @@ Result<void> verify_magic(const std::string& fstype, int fd, const std::string& 
 
 Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf, int premade_fd) {
   const bool bind = mf.flags & MS_BIND;
-  if (mf.tmpcopyup) return fail("option tmpcopyup is not supported");
+  if (mf.tmpcopyup && (bind || m.type != "tmpfs"))
+    return fail("option tmpcopyup: only for a tmpfs mount (type \"" + m.type + "\")");
   if (!bind && m.type.empty()) return fail("no filesystem type and not a bind mount");
   if (clean_path(m.destination) == "/") return fail("refusing to mount over the container's root");
 
@@ -201,7 +202,11 @@ Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf, in
 
   bool sys_bound = false;
   if (!bind) {
-    auto fresh = new_mount(m.type, m.source, mf.data, mf.flags);
+    // As runc: a read-only fresh mount (sysfs, proc, ...) gets a read-only superblock, except a
+    // tmpfs and /dev, which the runtime may still fill (runc delays their ro the same way).
+    const bool ro_sb = m.type != "tmpfs" && dest.rel != "dev";
+    // tmpcopyup fills the tmpfs before it is attached: writable until then, "ro" after.
+    auto fresh = new_mount(m.type, m.source, mf.data, mf.tmpcopyup ? mf.flags & ~MS_RDONLY : mf.flags, ro_sb);
     if (!fresh && fresh.error().err == EPERM && m.type == "sysfs" && ctx.opts.in_user_namespace) {
       // A user namespace without its own network namespace may not mount sysfs: show
       // the host's, as runc does, with the mount's flags on every submount.
@@ -215,6 +220,10 @@ Result<void> mount_one_impl(Context& ctx, const oci::Mount& m, MountFlags mf, in
   }
   TRYV(check_proc_destination(dest.rel, bind, mnt.get()));
   if (!bind) TRYV(verify_magic(m.type, mnt.get(), sys_bound ? "host /sys" : "new mount"));
+  if (mf.tmpcopyup) {
+    TRYVC("tmpcopyup " + m.destination, copy_up(dest.fd.get(), mnt.get(), "/" + dest.rel));
+    if (mf.flags & MS_RDONLY) TRYV(set_attr(mnt.get(), false, MOUNT_ATTR_RDONLY, 0));
+  }
 
   // A fresh mount got its attributes from fsmount; a bind keeps its source's, changed
   // only where an option asked (the kernel refuses to clear locked flags anyway). A premade
@@ -280,11 +289,12 @@ Result<long> fs_magic(int fd, const std::string& what) {
 }
 
 Result<Fd> new_mount(const std::string& fstype, const std::string& source, const std::string& data,
-                     unsigned long flags) {
+                     unsigned long flags, bool ro_superblock) {
   int fsfd = ::fsopen(fstype.c_str(), FSOPEN_CLOEXEC);
   if (fsfd < 0) return sys_error("fsopen " + fstype);
   Fd fs(fsfd);
   if (!source.empty()) TRYV(fs_config(fsfd, FSCONFIG_SET_STRING, "source", source.c_str(), "source=" + source));
+  if (ro_superblock && (flags & MS_RDONLY)) TRYV(fs_config(fsfd, FSCONFIG_SET_FLAG, "ro", nullptr, "ro"));
   for (auto [flag, key] : kSbFlags)
     if (flags & flag) TRYV(fs_config(fsfd, FSCONFIG_SET_FLAG, key, nullptr, key));
   for (const std::string& opt : split_list(data, ',')) {

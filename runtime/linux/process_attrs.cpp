@@ -18,6 +18,7 @@
 
 #include "base/file.hpp"
 #include "base/log.hpp"
+#include "runtime/linux/safe_path.hpp"
 
 namespace sh::procattr {
 namespace {
@@ -213,6 +214,43 @@ Result<void> apply_user(const oci::User& u, bool setgroups_allowed) {
   if (rc < 0) return sys_error("setresuid to uid " + std::to_string(u.uid), e);
   if (u.umask) ::umask(mode_t(*u.umask & 0777));
   return {};
+}
+
+std::string home_in_passwd(std::string_view passwd, uid_t uid) {
+  const std::string want = std::to_string(uid);
+  while (!passwd.empty()) {
+    size_t nl = passwd.find('\n');
+    std::string_view line = passwd.substr(0, nl);
+    passwd = nl == std::string_view::npos ? std::string_view{} : passwd.substr(nl + 1);
+    // name:password:uid:gid:gecos:home:shell
+    std::string_view f[7];
+    size_t n = 0;
+    for (std::string_view rest = line; n < 7;) {
+      size_t colon = rest.find(':');
+      f[n++] = rest.substr(0, colon);
+      if (colon == std::string_view::npos) break;
+      rest = rest.substr(colon + 1);
+    }
+    if (n >= 6 && f[2] == want && !f[5].empty()) return std::string(f[5]);
+  }
+  return "/";
+}
+
+std::string container_home(int root_fd, uid_t uid) {
+  auto fd = rootfs::open_in_root(root_fd, "etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd) return "/";
+  struct stat st;
+  if (::fstat(fd->get(), &st) < 0 || !S_ISREG(st.st_mode)) return "/";
+  constexpr size_t kMax = 4u << 20;
+  std::string text;
+  char buf[65536];
+  while (text.size() < kMax) {
+    ssize_t n = ::read(fd->get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, size_t(n));
+  }
+  return home_in_passwd(text, uid);
 }
 
 }  // namespace sh::procattr

@@ -3,6 +3,9 @@
 #pragma once
 #include <sys/types.h>
 
+#include <string>
+#include <string_view>
+
 #include "base/error.hpp"
 #include "oci/config.hpp"
 
@@ -18,5 +21,13 @@ Result<void> apply_personality(const oci::Personality& p);
 // setgroups(additionalGids) (skipped when setgroups is denied in a user namespace),
 // setresgid, setresuid, keeping capabilities across the change (PR_SET_KEEPCAPS).
 Result<void> apply_user(const oci::User& u, bool setgroups_allowed);
+
+// The home directory of `uid` in the text of a passwd file; "/" when no line names it (runc's
+// default for HOME).
+std::string home_in_passwd(std::string_view passwd, uid_t uid);
+// HOME for a process whose env lacks it, as runc sets it: from /etc/passwd under `root_fd`
+// (the container's root), opened inside it (no symlink or magic link out of it, regular file
+// only, at most 4 MiB read); "/" when there is no such file or entry.
+std::string container_home(int root_fd, uid_t uid);
 
 }  // namespace sh::procattr

@@ -63,7 +63,7 @@ struct MountFlags {
   // Added: MS_* flags an option explicitly cleared ("rw", "suid", "atime"...), so a bind
   // mount changes only what was asked and keeps the rest of its source's flags.
   unsigned long clear_flags = 0;
-  bool tmpcopyup = false;           // crun's option; refused when mounting
+  bool tmpcopyup = false;           // tmpfs only: copy the covered directory in first
 };
 MountFlags parse_mount_options(const std::vector<std::string>& options);
 

@@ -36,8 +36,10 @@ struct Context {
 
 // fsopen + fsconfig(source, data, sb flags) + FSCONFIG_CMD_CREATE + fsmount with the
 // per-mount attributes derived from MS_* `flags`. Returns the detached mount's fd.
+// `ro_superblock`: with MS_RDONLY, the new superblock is read-only too (as mount(2) with
+// MS_RDONLY makes it, which runc uses); a superblock the kernel shares is left as it is.
 Result<Fd> new_mount(const std::string& fstype, const std::string& source, const std::string& data,
-                     unsigned long flags);
+                     unsigned long flags, bool ro_superblock = false);
 // open_tree(OPEN_TREE_CLONE[|AT_RECURSIVE]) of a host path or an fd (path "" + AT_EMPTY_PATH).
 Result<Fd> clone_tree(int dirfd, const std::string& path, bool recursive);
 // move_mount(mnt_fd -> target_fd), both by fd.
@@ -57,6 +59,9 @@ Result<long> fs_magic(int fd, const std::string& what);
 
 // One configured mount.
 Result<void> mount_one(Context& ctx, const oci::Mount& m, int premade_fd = -1);
+// "tmpcopyup": copy what the directory `from_dir` (the resolved destination) holds into the
+// detached tmpfs `to_dir`, modes, owners and times kept, nothing followed (tmpcopyup.cpp).
+Result<void> copy_up(int from_dir, int to_dir, const std::string& where);
 // type "cgroup": cgroup2, or a tmpfs with one mount per v1 hierarchy (see the .cpp).
 Result<void> mount_cgroup(Context& ctx, const MountFlags& mf, const Resolved& dest);
 // Default + configured devices, /dev symlinks, /dev/ptmx.

@@ -82,6 +82,22 @@ BOOST_AUTO_TEST_CASE(absent_bounding_leaves_the_set) {
   BOOST_TEST(status_mask("CapBnd") == before);
 }
 
+// Docker's and Podman's `--cap-drop ALL` write "capabilities": {}; with any set named, an absent
+// bounding set is empty (runc), never "keep all".
+BOOST_AUTO_TEST_CASE(absent_bounding_in_a_present_object_drops_all) {
+  if (!root_with_setpcap()) {
+    BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
+    return;
+  }
+  expect_ok(in_child([] {
+    oci::Capabilities c;
+    c.effective = std::vector<std::string>{};
+    auto r = caps::apply_bounding(c);
+    if (!r) return r.error().what();
+    return check_mask("CapBnd", 0);
+  }));
+}
+
 BOOST_AUTO_TEST_CASE(bounding_drops_what_is_not_listed) {
   if (!root_with_setpcap()) {
     BOOST_TEST_MESSAGE("skipped: needs root with CAP_SETPCAP");
@@ -206,4 +222,31 @@ BOOST_AUTO_TEST_CASE(keeps_caps_across_uid_change) {
     return out + check_mask("CapEff", bit(CAP_KILL) | bit(CAP_NET_BIND_SERVICE)) +
            check_mask("CapBnd", bit(CAP_KILL) | bit(CAP_NET_BIND_SERVICE));
   }));
+}
+
+// Docker's --privileged lists CAP_BPF, CAP_PERFMON, CAP_CHECKPOINT_RESTORE; a runtime whose own
+// sets lack them cannot raise them, and create says which (runc fails create too).
+BOOST_AUTO_TEST_CASE(first_unraisable_names_the_capability) {
+  caps::Held h;
+  h.permitted = h.bounding = bit(CAP_KILL) | bit(CAP_CHOWN);
+  oci::Capabilities c;
+  c.bounding = c.permitted = c.effective = c.inheritable = c.ambient = std::vector<std::string>{};
+  c.permitted = std::vector<std::string>{"CAP_KILL", "CAP_CHOWN"};
+  c.effective = std::vector<std::string>{"CAP_KILL"};
+  BOOST_TEST(caps::first_unraisable(c, h).value().empty());
+  c.effective = std::vector<std::string>{"CAP_KILL", "CAP_SYS_ADMIN"};
+  auto bad = caps::first_unraisable(c, h).value();
+  BOOST_TEST(bad.find("process.capabilities.effective: CAP_SYS_ADMIN") == 0, bad);
+  c.effective = std::vector<std::string>{"CAP_KILL"};
+  c.permitted = std::vector<std::string>{"CAP_NET_RAW"};
+  BOOST_TEST(caps::first_unraisable(c, h).value().find("process.capabilities.permitted: CAP_NET_RAW") == 0);
+  // Inheritable: allowed from the bounding set the config's list leaves, not beyond it.
+  c.permitted = std::vector<std::string>{"CAP_KILL"};
+  c.inheritable = std::vector<std::string>{"CAP_CHOWN"};
+  c.bounding = std::vector<std::string>{"CAP_KILL", "CAP_CHOWN"};
+  BOOST_TEST(caps::first_unraisable(c, h).value().empty());
+  c.bounding = std::vector<std::string>{"CAP_KILL"};
+  BOOST_TEST(caps::first_unraisable(c, h).value().find("process.capabilities.inheritable: CAP_CHOWN") == 0);
+  h.inheritable = bit(CAP_CHOWN);
+  BOOST_TEST(caps::first_unraisable(c, h).value().empty());
 }

@@ -863,3 +863,43 @@ BOOST_AUTO_TEST_CASE(kernel_hybrid_hugetlb_on_unified) {
   BOOST_TEST(k.only_parent_left());
   BOOST_TEST(has_word(slurp(l.unified_mount + "/cgroup.subtree_control"), "hugetlb"));
 }
+
+namespace {
+std::vector<std::string> rule_strings(const std::vector<sh::oci::DeviceRule>& rules) {
+  std::vector<std::string> out;
+  for (const auto& r : rules) out.push_back(std::string(r.allow ? "allow " : "deny ") + sh::cgroups::device_rule_string(r));
+  return out;
+}
+}  // namespace
+
+// runc's list: deny-all first whatever the config says, the config's rules, then the defaults
+// (no c 5:1 console, no c 10:200 tun) and the nodes linux.devices makes.
+BOOST_AUTO_TEST_CASE(container_device_rules_as_runc) {
+  const std::vector<std::string> defaults = {"allow c *:* m",   "allow b *:* m",   "allow c 1:3 rwm", "allow c 1:5 rwm",
+                                             "allow c 1:7 rwm", "allow c 1:8 rwm", "allow c 1:9 rwm", "allow c 5:0 rwm",
+                                             "allow c 5:2 rwm", "allow c 136:* rwm"};
+  // No rules in the config: deny-all and the defaults, never an open a *:* rwm.
+  auto none = rule_strings(sh::cgroups::container_device_rules({}, {}, false));
+  std::vector<std::string> want = {"deny a *:* rwm"};
+  want.insert(want.end(), defaults.begin(), defaults.end());
+  BOOST_TEST(none == want, boost::test_tools::per_element());
+  // An allow-only list still starts from deny-all; a created node is allowed after the defaults.
+  sh::oci::DeviceRule fuse;
+  fuse.allow = true;
+  fuse.type = "c";
+  fuse.major = 10;
+  fuse.minor = 229;
+  fuse.access = "rw";
+  sh::oci::Device dev;
+  dev.type = "u";
+  dev.major = 4;
+  dev.minor = 64;
+  auto some = rule_strings(sh::cgroups::container_device_rules({fuse}, {dev}, false));
+  want = {"deny a *:* rwm", "allow c 10:229 rw"};
+  want.insert(want.end(), defaults.begin(), defaults.end());
+  want.push_back("allow c 4:64 rwm");
+  BOOST_TEST(some == want, boost::test_tools::per_element());
+  // A policy's list is exact: nothing added after it.
+  auto exact = rule_strings(sh::cgroups::container_device_rules({fuse}, {dev}, true));
+  BOOST_TEST((exact == std::vector<std::string>{"deny a *:* rwm", "allow c 10:229 rw"}));
+}

@@ -296,7 +296,12 @@ BOOST_AUTO_TEST_CASE(floor_round_trips_through_its_file) {
   BOOST_TEST(back->asked.capabilities.bounding->size() == kDockerCaps.size());
   BOOST_TEST(back->applied_resources.pids->limit == 4);
   BOOST_TEST(*back->asked_resources.memory->limit == 1024 * MiB);
-  BOOST_TEST(floor_to_json(*back) == floor_to_json(f));
+  // A set absent in memory comes back empty (absent inside a capabilities object is empty, as
+  // runc reads it); from then on the file round-trips exactly.
+  BOOST_TEST(back->applied.capabilities.inheritable->empty());
+  auto again = parse_floor(floor_to_json(*back), "floor.json");
+  BOOST_REQUIRE(again);
+  BOOST_TEST(floor_to_json(*again) == floor_to_json(*back));
   // Strict: a floor file with something else in it is an error, not ignored.
   auto bad = parse_floor(R"({"policy": {"id": "x", "hash": "y"}, "fixesUid": false, "fixesGid": false,
       "applied": {"process": {}}, "asked": {"process": {}}, "extra": 1})", "floor.json");

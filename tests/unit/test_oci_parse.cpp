@@ -141,7 +141,9 @@ BOOST_AUTO_TEST_CASE(full_config_process) {
   BOOST_TEST((p.capabilities.effective.value() == std::vector<std::string>{"CAP_KILL"}));
   BOOST_TEST(p.capabilities.inheritable.has_value());  // present but empty
   BOOST_TEST(p.capabilities.inheritable->empty());
-  BOOST_TEST(!p.capabilities.ambient.has_value());  // absent
+  // Absent inside a present object: empty, as runc reads it.
+  BOOST_TEST(p.capabilities.ambient.has_value());
+  BOOST_TEST(p.capabilities.ambient->empty());
   BOOST_REQUIRE(p.rlimits.size() == 2u);
   BOOST_TEST(p.rlimits[0].type == "RLIMIT_NOFILE");
   BOOST_TEST(p.rlimits[0].resource == RLIMIT_NOFILE);
@@ -355,6 +357,20 @@ BOOST_AUTO_TEST_CASE(absent_versus_zero) {
   BOOST_TEST(p.process->user.umask.value() == 0u);
   BOOST_TEST(!p.linux.resources.has_value());
   BOOST_TEST(p.process->cwd == "/");  // default
+}
+
+// Docker's and Podman's `--cap-drop ALL` write "capabilities": {}: every set empty (runc); no
+// object at all leaves every set absent (the runtime keeps its own).
+BOOST_AUTO_TEST_CASE(empty_capabilities_object_is_every_set_empty) {
+  auto c = parse_ok(with(R"("process": {"cwd": "/", "args": ["sh"], "capabilities": {}})"));
+  auto& k = c.process->capabilities;
+  for (auto* set : {&k.bounding, &k.effective, &k.inheritable, &k.permitted, &k.ambient}) {
+    BOOST_TEST(set->has_value());
+    if (*set) BOOST_TEST((*set)->empty());
+  }
+  auto none = parse_ok(with(R"("process": {"cwd": "/", "args": ["sh"]})"));
+  auto& n = none.process->capabilities;
+  for (auto* set : {&n.bounding, &n.effective, &n.inheritable, &n.permitted, &n.ambient}) BOOST_TEST(!set->has_value());
 }
 
 BOOST_AUTO_TEST_CASE(unknown_keys_are_ignored) {

@@ -18,6 +18,7 @@
 
 #include "runtime/linux/process_attrs.hpp"
 #include "tests/unit/fork_child.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 using namespace sh;
 using sh::test::ChildResult;
@@ -221,4 +222,35 @@ BOOST_AUTO_TEST_CASE(user_errors_name_the_ids) {
     return err_text(procattr::apply_user(second, false));
   });
   BOOST_TEST(r.report == "setresgid to gid 0: EPERM (Operation not permitted)");
+}
+
+// HOME as runc sets it when the env lacks it: the uid's home in the container's /etc/passwd,
+// "/" without an entry.
+BOOST_AUTO_TEST_CASE(home_from_passwd) {
+  const std::string pw = "root:x:0:0:root:/root:/bin/sh\nbad line\nnobody:x:65534:65534::/nonexistent:/bin/false\n"
+                         "u:x:1000:1000:U,,,:/home/u:/bin/sh";
+  BOOST_TEST(procattr::home_in_passwd(pw, 0) == "/root");
+  BOOST_TEST(procattr::home_in_passwd(pw, 1000) == "/home/u");
+  BOOST_TEST(procattr::home_in_passwd(pw, 65534) == "/nonexistent");
+  BOOST_TEST(procattr::home_in_passwd(pw, 42) == "/");
+  BOOST_TEST(procattr::home_in_passwd("", 0) == "/");
+  BOOST_TEST(procattr::home_in_passwd("x:x:10:10::", 10) == "/");  // an empty home: the default
+}
+
+// The passwd file is read inside the root: a symlink to the host's file resolves in the root.
+BOOST_AUTO_TEST_CASE(container_home_stays_in_the_root) {
+  sh::test::TempDir root("home-root"), outside("home-outside");
+  std::filesystem::create_directories(root.path / "etc");
+  std::ofstream(outside / "passwd") << "root:x:0:0::/escaped:/bin/sh\n";
+  std::filesystem::create_symlink(outside / "passwd", root.path / "etc/passwd");
+  int fd = ::open(root.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  BOOST_REQUIRE(fd >= 0);
+  BOOST_TEST(procattr::container_home(fd, 0) == "/");  // the link's target is not in the root
+  std::filesystem::remove(root.path / "etc/passwd");
+  std::ofstream(root / "etc/passwd") << "root:x:0:0::/root:/bin/sh\n";
+  BOOST_TEST(procattr::container_home(fd, 0) == "/root");
+  std::filesystem::remove(root.path / "etc/passwd");
+  BOOST_TEST(::mkfifo((root / "etc/passwd").c_str(), 0600) == 0);
+  BOOST_TEST(procattr::container_home(fd, 0) == "/");  // not a regular file: never blocks
+  ::close(fd);
 }
