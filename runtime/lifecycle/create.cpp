@@ -156,10 +156,13 @@ Result<void> check_capabilities_raisable(const oci::Config& c) {
 }
 
 // The device cgroup list the container gets: cgroups::container_device_rules, as runc builds
-// it; a policy's device list is exact (nothing added to it).
-oci::Resources effective_resources(const oci::Config& c, const policy::Extension* ext) {
+// it; a policy's device list is exact (nothing added to it). Rootless, none is written, as in runc:
+// an unprivileged runtime may not write the device controller, and its user namespace cannot
+// make device nodes (they are bind mounts of the host's).
+oci::Resources effective_resources(const oci::Config& c, const policy::Extension* ext, bool rootless) {
   oci::Resources r = c.linux.resources.value_or(oci::Resources{});
-  r.devices = cgroups::container_device_rules(r.devices, c.linux.devices, ext && ext->devices);
+  r.devices = rootless ? std::vector<oci::DeviceRule>{}
+                       : cgroups::container_device_rules(r.devices, c.linux.devices, ext && ext->devices);
   return r;
 }
 
@@ -402,7 +405,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
 
   auto layout = TRY(cgroups::detect_layout());
   rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
-  oci::Resources res = effective_resources(c, ext ? &*ext : nullptr);
+  oci::Resources res = effective_resources(c, ext ? &*ext : nullptr, rootless(g) && (::geteuid() != 0 || !in_initial_userns()));
   cleanup.cgroup.emplace(layout, rec.cgroup_path);
   cgroups::Cgroup& cg = *cleanup.cgroup;
   bool has_cgroup = true;
