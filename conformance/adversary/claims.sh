@@ -26,8 +26,9 @@ with_rt() { RT_EXTRA=("${RT_BASE[@]}" "$@"); }
 # runtime_config [JQ_FILTER]: a runtime config of this case ($CASEDIR/runtime.json), edited by
 # the filter, its CA under the case dir; prints its path.
 runtime_config() {
-  jq -n --arg ca "$CASEDIR/ca" --arg v "$CASEDIR/no-vault" --arg k "$CASEDIR/no-kek" \
-    '{caDir: $ca, kms: {vault: $v, kek: $k, cgroupParent: "/sharness-adv-kms"}} | '"${1:-.}" >"$CASEDIR/runtime.json"
+  # the KMS's cgroups go under this run's parent, which the suite's teardown removes
+  jq -n --arg ca "$CASEDIR/ca" --arg v "$CASEDIR/no-vault" --arg k "$CASEDIR/no-kek" --arg cg "/$CGPARENT/kms" \
+    '{caDir: $ca, kms: {vault: $v, kek: $k, cgroupParent: $cg}} | '"${1:-.}" >"$CASEDIR/runtime.json"
   echo "$CASEDIR/runtime.json"
 }
 
