@@ -14,6 +14,8 @@
 #include "edges/identity.hpp"
 #include "edges/live.hpp"
 #include "hooks/hooks.hpp"
+#include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/linux/sealed_exe.hpp"
 
 namespace sh::edges {
 namespace {
@@ -143,5 +145,47 @@ Result<void> unprovision(const policy::MeshHost& h) {
   TRYV(remove_tree(policy::host_service_dir(h)));
   return {};
 }
+
+namespace {
+
+bool wanted(const policy::Extension& ext) { return ext.mesh && ext.mesh->active(); }
+
+// Per-edge mTLS: a fresh key and certificate on a tmpfs, the edge directories, and the mounts
+// and hooks (sharness-edge up/down) that expose them; `state` reports the identity.
+Result<void> provision_for(const lifecycle::SidecarHost& h, const policy::Extension& ext, oci::Config& c) {
+  policy::MeshHost mh{h.state_root, h.id, TRY(sealed_exe::sibling("sharness-edge")), h.config_path};
+  uint32_t uid = TRY(host_id(c.linux.uid_mappings, c.process->user.uid, "uid"));
+  uint32_t gid = TRY(host_id(c.linux.gid_mappings, c.process->user.gid, "gid"));
+  auto prov = TRY(provision(*ext.mesh, mh, lifecycle::ca_dir(h.rc, h.state_root), uid, gid, h.rc.leaf_seconds));
+  policy::apply_mesh_host(*ext.mesh, mh, c);
+  c.annotations[kAnnotationRole] = *ext.mesh->role;
+  c.annotations[kAnnotationUri] = prov.uri;
+  c.annotations[kAnnotationFingerprint] = prov.fingerprint;
+  return {};
+}
+
+// After poststop (sharness-edge down): the key's tmpfs and the edge sockets go.
+Result<void> unprovision_for(const std::string& state_root, const std::string& id) {
+  return unprovision(policy::MeshHost{state_root, id, "", ""});
+}
+
+// A renewed leaf (docs/edges.md "Renewal") replaced the one create recorded: report the
+// certificate the container holds now, while its identity tmpfs is there.
+void annotate_state(const std::string& state_root, const std::string& id, std::map<std::string, std::string>& a) {
+  if (auto fp = a.find(kAnnotationFingerprint); fp != a.end())
+    if (auto now = current_fingerprint(state_root, id)) fp->second = *now;
+}
+
+}  // namespace
+
+const lifecycle::Sidecar sidecar{
+    .name = "edges",
+    .wanted = wanted,
+    .needs_root = "edges need root: each component's key lives on a tmpfs mounted and chowned by the runtime in "
+                  "the host's namespaces",
+    .provision = provision_for,
+    .unprovision = unprovision_for,
+    .annotate_state = annotate_state,
+};
 
 }  // namespace sh::edges

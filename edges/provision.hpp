@@ -1,4 +1,5 @@
-// The host side of a container's identity and edges, made by `create` and undone by `delete`:
+// The edges' host side: a container's identity and edges, made by `create` and undone by
+// `delete` (the edges sidecar of runtime/lifecycle/sidecar.hpp):
 //   <root>/<id>/identity  a tmpfs (nosuid,nodev,noexec, mode 0500, owned by the container's
 //                         user) holding cert.pem, key.pem, ca.pem (0400): the key is generated
 //                         for this container, never written to disk, gone when the tmpfs is;
@@ -14,9 +15,13 @@
 #include "base/error.hpp"
 #include "edges/identity.hpp"
 #include "oci/config.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 #include "spec-mapping/mesh.hpp"
 
 namespace sh::edges {
+
+// The edges beside every container whose policy gives it a role.
+extern const lifecycle::Sidecar sidecar;
 
 struct Provisioned {
   std::string uri, fingerprint;

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "base/log.hpp"
+#include "edges/provision.hpp"
+#include "kms/host/provision.hpp"
 #include "runtime/cli/args.hpp"
 #include "runtime/cli/commands.hpp"
 #include "runtime/linux/sealed_exe.hpp"
@@ -59,6 +61,10 @@ bool wants_help(const Args& args, size_t from) {
 }  // namespace sh::cli
 
 namespace {
+
+// What a policy may start beside a container, in the order create provisions them (the KMS's
+// client certificate is the container's identity, which the edges make).
+constexpr const sh::lifecycle::Sidecar* kSidecars[] = {&sh::edges::sidecar, &sh::kms::sidecar};
 
 void print_version() {
   const struct scmp_version* v = seccomp_version();
@@ -127,6 +133,7 @@ int main(int argc, char** argv) {
   }
   globals.policy = g->get("policy");
   globals.config_path = g->get("config");
+  globals.sidecars = kSidecars;
 
   const std::string& name = g->positional[0];
   // Commands that put a process into a container run from a copy of the binary that the container

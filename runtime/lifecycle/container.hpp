@@ -2,6 +2,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,16 @@
 
 namespace sh::lifecycle {
 
-// Global flags every command sees.
+struct Sidecar;  // sidecar.hpp
+
+// Global flags every command sees, and the sidecars the front door plugged in.
 struct Globals {
   std::string root = "/run/sharness";
   bool systemd_cgroup = false;
   std::string rootless = "auto";
   std::string policy;       // --policy NAME|PATH: the operator's floor
   std::string config_path;  // --config FILE (default /etc/sharness/runtime.json)
+  std::span<const Sidecar* const> sidecars;  // what a policy may start beside a container, in order
 };
 
 enum class Status { creating, created, running, paused, stopped };

@@ -17,7 +17,6 @@
 #include "base/fault.hpp"
 #include "base/file.hpp"
 #include "base/log.hpp"
-#include "edges/provision.hpp"
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "oci/config_write.hpp"
@@ -31,8 +30,8 @@
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/pin_cache.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
-#include "runtime/lifecycle/kms_provision.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/explain.hpp"
@@ -48,35 +47,6 @@
 namespace sh::lifecycle {
 
 namespace {
-
-// Undo a half-made container: kill init, remove the cgroup and the state dir.
-struct Cleanup {
-  ContainerDir* dir = nullptr;
-  std::optional<cgroups::Cgroup> cgroup;  // owned: it must outlive nothing else
-  pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
-  uint32_t uid = 0;  // a claimed ephemeral uid
-  std::optional<policy::MeshHost> mesh;  // identity tmpfs and edge directories made
-  std::string kms_root;                  // <root>/<id>/kms made (state root, container id in `id`)
-  // Set once prestart/createRuntime hooks may have started something (the KMS, the edge
-  // proxy): a failed create runs the poststop hooks, as delete would (and as runc does).
-  const std::vector<oci::Hook>* poststop = nullptr;
-  std::string stopped_state;
-  std::string root, id;
-  bool armed = true;
-  ~Cleanup() {
-    if (!armed) return;
-    if (uid) (void)release_ephemeral_uid(root, uid, id);
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    if (cgroup) (void)cgroup->destroy();
-    if (poststop && !poststop->empty()) (void)hooks::run_warn(*poststop, "poststop", stopped_state);
-    if (!kms_root.empty()) (void)unprovision_kms(kms_root, id);
-    if (mesh) (void)edges::unprovision(*mesh);
-    if (dir) (void)dir->remove();
-  }
-};
 
 // The initial user namespace maps every id to itself: "0 0 4294967295".
 bool in_initial_userns() {
@@ -105,23 +75,6 @@ std::string rootless_cgroup_hint(const policy::Extension* ext) {
                                                    : "the config sets limits in linux.resources";
   return " (rootless: " + why + ", which needs a cgroup this user may write: put cgroupsPath in a cgroup " +
          "delegated to uid " + std::to_string(::geteuid()) + ")";
-}
-
-// What a policy cannot do for an unprivileged caller, refused before anything is made.
-Result<void> refuse_unprivileged(const policy::Extension& ext) {
-  if (::geteuid() == 0 && in_initial_userns()) return {};
-  std::string who = "policy " + ext.policy_id + ": ";
-  std::string uid = ::geteuid() ? " (the runtime runs as uid " + std::to_string(::geteuid()) + ")"
-                                : std::string(" (the runtime runs as root of a user namespace, not the host's)");
-  if (ext.ephemeral_uid)
-    return fail(who + "identity.uid \"ephemeral\" needs root: a throwaway host uid is claimed and switched to " +
-                "with CAP_SETUID over the host's ids, which an unprivileged user does not have" + uid);
-  if (ext.mesh && ext.mesh->active())
-    return fail(who + "edges need root: each component's key lives on a tmpfs mounted and chowned by the " +
-                "runtime in the host's namespaces" + uid);
-  if (ext.secrets)
-    return fail(who + "secrets need root: the KMS sidecar runs as its own host uid, apart from the workload" + uid);
-  return {};
 }
 
 // Every capability name must be known now: a typo fails create, not start. An ambient
@@ -311,20 +264,67 @@ Result<Launched> create(const Globals& g, const CreateOptions& o) {
   return TRY(create_container(g, o, std::nullopt)).launched;
 }
 
-Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
-  TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
-  TRYV(validate_id(o.id));
+namespace {
+
+// A container being made: what create_container's steps hand each other.
+struct Making {
+  const Globals& g;
+  const CreateOptions& o;
+  Bundle b;
+  RuntimeConfig rc;
+  // What the client asked for, before the policy: the floor tells its repeats from requests.
+  oci::Process asked_process;
+  std::optional<oci::Resources> asked_resources;
+  FloorIdentity fixed;  // which identity fields the floor holds exec to (floor.hpp)
+  std::optional<policy::Extension> ext;
+  ns::Plan plan;
+  Record rec;
+  std::optional<cgroups::Cgroup> cgroup;  // empty: rootless without one
+  std::vector<netdev::Device> net_devices;
+  oci::Config& c() { return b.config; }
+  const policy::Extension* x() const { return ext ? &*ext : nullptr; }
+};
+
+// A half-made container's undo: the one teardown delete runs (tear_down), on what exists.
+struct Undo {
+  Making& m;
+  ContainerDir& dir;
+  Teardown how{.create_failed = true};
+  bool armed = true;
+  ~Undo() {
+    if (armed) (void)tear_down(m.g.sidecars, dir, m.rec, how);
+  }
+};
+
+Result<Making> read_inputs(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
   Bundle b = loaded ? std::move(*loaded) : TRY(load_bundle(o.bundle));
-  oci::Config& c = b.config;
   RuntimeConfig rc = TRY(load_runtime_config(g.config_path.empty() ? kDefaultRuntimeConfig : g.config_path,
                                              !g.config_path.empty()));
-  // What the client asked for, before the policy: the floor tells its repeats from requests.
-  const oci::Process asked_process = c.process.value_or(oci::Process{});
-  const std::optional<oci::Resources> asked_resources = c.linux.resources;
-  FloorIdentity fixed;
-  auto ext = TRY(apply_policy(g, rc, c, fixed));
-  if (ext) TRYV(refuse_unprivileged(*ext));
-  bool has_console = !o.console_socket.empty() || o.console_fd >= 0;
+  oci::Process asked_process = b.config.process.value_or(oci::Process{});
+  std::optional<oci::Resources> asked_resources = b.config.linux.resources;
+  return Making{g, o, std::move(b), std::move(rc), std::move(asked_process), std::move(asked_resources), {}, {}, {},
+                {}, {}, {}};
+}
+
+// What a policy cannot do for an unprivileged caller, refused before anything is made.
+Result<void> refuse_unprivileged(const Sidecars sidecars, const policy::Extension& ext) {
+  if (::geteuid() == 0 && in_initial_userns()) return {};
+  std::string who = "policy " + ext.policy_id + ": ";
+  std::string uid = ::geteuid() ? " (the runtime runs as uid " + std::to_string(::geteuid()) + ")"
+                                : std::string(" (the runtime runs as root of a user namespace, not the host's)");
+  if (ext.ephemeral_uid)
+    return fail(who + "identity.uid \"ephemeral\" needs root: a throwaway host uid is claimed and switched to " +
+                "with CAP_SETUID over the host's ids, which an unprivileged user does not have" + uid);
+  for (const Sidecar* s : sidecars)
+    if (s->wanted(ext)) return fail(who + s->needs_root + uid);
+  return {};
+}
+
+// Everything create refuses is refused here, before anything is made.
+Result<void> check_config(Making& m) {
+  oci::Config& c = m.c();
+  if (m.ext) TRYV(refuse_unprivileged(m.g.sidecars, *m.ext));
+  bool has_console = !m.o.console_socket.empty() || m.o.console_fd >= 0;
   if (c.process->terminal && !has_console)
     return fail("cannot allocate a tty without --console-socket (process.terminal is true)");
   if (!c.process->terminal && has_console)
@@ -337,101 +337,103 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     auto n = TRY(landlock::negotiate(ll, landlock::abi_version()));
     if (!n.dropped.empty()) log::warn(landlock::describe(n));
   }
-  if (ext && ext->landlock) {  // the policy's layer: what this kernel enforces of it, in the log
-    auto n = TRYC("policy " + ext->policy_id, landlock::negotiate(*ext->landlock, landlock::abi_version()));
-    (n.dropped.empty() ? log::debug : log::warn)("policy " + ext->policy_id + ": " + landlock::describe(n));
+  if (m.ext && m.ext->landlock) {  // the policy's layer: what this kernel enforces of it, in the log
+    auto n = TRYC("policy " + m.ext->policy_id, landlock::negotiate(*m.ext->landlock, landlock::abi_version()));
+    (n.dropped.empty() ? log::debug : log::warn)("policy " + m.ext->policy_id + ": " + landlock::describe(n));
   }
-  ns::Plan plan = TRY(ns::plan(c));
-  if (plan.joins_user() && (plan.new_flags & CLONE_NEWPID))
+  m.plan = TRY(ns::plan(c));
+  if (m.plan.joins_user() && (m.plan.new_flags & CLONE_NEWPID))
     return fail("joining a user namespace while creating a pid namespace is not supported");
+  return {};
+}
 
-  Store store(g.root);
-  ContainerDir dir = TRY(store.create(o.id));
-  Cleanup cleanup;
-  cleanup.dir = &dir;
-  fault::point("create.claimed");
+Result<void> claim_ephemeral_uid(Making& m) {
+  if (!m.ext || !m.ext->ephemeral_uid) return {};
+  m.rec.ephemeral_uid = TRY(allocate_ephemeral_uid(m.g.root, m.rc.ephemeral_first, m.rc.ephemeral_count, m.o.id));
+  m.c().process->user.uid = m.rec.ephemeral_uid;
+  if (m.ext->ephemeral_gid) m.c().process->user.gid = m.rec.ephemeral_uid;
+  return {};
+}
 
-  Record rec;
-  rec.id = o.id;
-  if (ext && ext->ephemeral_uid) {
-    rec.ephemeral_uid = TRY(allocate_ephemeral_uid(g.root, rc.ephemeral_first, rc.ephemeral_count, o.id));
-    c.process->user.uid = rec.ephemeral_uid;
-    if (ext->ephemeral_gid) c.process->user.gid = rec.ephemeral_uid;
-    cleanup.uid = rec.ephemeral_uid;
-    cleanup.root = g.root;
-    cleanup.id = o.id;
-  }
-  // `state` reports what this runtime applied: the policy and identity annotations come from
-  // what create enforces, never from the config's own (a trusted bundle's included).
-  std::erase_if(c.annotations, [](const auto& kv) { return is_claim(kv.first); });
-  if (ext) {
-    c.annotations[policy::kAnnotationId] = ext->policy_id;
-    c.annotations[policy::kAnnotationHash] = ext->policy_hash;
-  }
-  if (ext && ext->mesh && ext->mesh->active()) {
-    // Per-edge mTLS: a fresh key and certificate on a tmpfs, the edge directories, and the
-    // mounts and hooks (sharness-edge up/down) that expose them.
-    policy::MeshHost mh{g.root, o.id, TRY(sealed_exe::sibling("sharness-edge")), g.config_path};
-    uint32_t uid = TRY(edges::host_id(c.linux.uid_mappings, c.process->user.uid, "uid"));
-    uint32_t gid = TRY(edges::host_id(c.linux.gid_mappings, c.process->user.gid, "gid"));
-    cleanup.mesh = mh;
-    auto prov = TRY(edges::provision(*ext->mesh, mh, ca_dir(rc, g.root), uid, gid, rc.leaf_seconds));
-    policy::apply_mesh_host(*ext->mesh, mh, c);
-    c.annotations[edges::kAnnotationRole] = *ext->mesh->role;
-    c.annotations[edges::kAnnotationUri] = prov.uri;
-    c.annotations[edges::kAnnotationFingerprint] = prov.fingerprint;
-  }
-  if (ext && ext->secrets) {
-    // A KMS sidecar: its certificate and config, its socket dir, and the hooks that run it.
-    cleanup.kms_root = g.root;
-    cleanup.id = o.id;
-    TRYC("policy " + ext->policy_id + ": secrets",
-         provision_kms(*ext->secrets, rc, KmsHost{g.root, o.id, *ext->mesh->role, ca_dir(rc, g.root)}, c));
-  }
-  rec.bundle = b.path;
-  rec.rootfs = b.rootfs;
-  rec.created = log::now_rfc3339();
-  rec.owner = owner_name();
-  rec.annotations = c.annotations;
-  rec.poststart_hooks = !c.hooks.poststart.empty();
-  rec.poststop_hooks = !c.hooks.poststop.empty();
+// `state` reports what this runtime applied: the policy and identity annotations come from
+// what create enforces, never from the config's own (a trusted bundle's included).
+void record_policy(Making& m) {
+  std::erase_if(m.c().annotations, [](const auto& kv) { return is_claim(kv.first); });
+  if (!m.ext) return;
+  m.c().annotations[policy::kAnnotationId] = m.ext->policy_id;
+  m.c().annotations[policy::kAnnotationHash] = m.ext->policy_hash;
+}
+
+// What the policy starts beside the container: each sidecar's host side, and the hooks,
+// mounts and annotations that run and expose it.
+Result<void> provision(Making& m) {
+  if (!m.ext) return {};
+  return provision_sidecars(m.g.sidecars, SidecarHost{m.g.root, m.o.id, m.g.config_path, m.rc}, *m.ext, m.c());
+}
+
+Result<void> save_config(Making& m, const ContainerDir& dir) {
+  oci::Config& c = m.c();
+  m.rec.bundle = m.b.path;
+  m.rec.rootfs = m.b.rootfs;
+  m.rec.created = log::now_rfc3339();
+  m.rec.owner = owner_name();
+  m.rec.annotations = c.annotations;
+  m.rec.poststart_hooks = !c.hooks.poststart.empty();
+  m.rec.poststop_hooks = !c.hooks.poststop.empty();
   // exec re-reads this: with a policy it is the tightened config with its sharness block.
-  TRYV(write_file_atomic(dir.fd_path("config.json"), ext ? TRY(oci::config_to_json(c, false)) : b.config_text, 0600));
+  TRYV(write_file_atomic(dir.fd_path("config.json"), m.ext ? TRY(oci::config_to_json(c, false)) : m.b.config_text,
+                         0600));
   fault::point("create.config-saved");
-  if (ext) {  // the runtime's own record of the floor, for exec and update (floor.hpp)
-    TRYV(save_floor(dir, make_floor(*ext, fixed, c, asked_process, asked_resources)));
-    rec.floor = true;
+  if (m.ext) {  // the runtime's own record of the floor, for exec and update (floor.hpp)
+    TRYV(save_floor(dir, make_floor(*m.ext, m.fixed, c, m.asked_process, m.asked_resources)));
+    m.rec.floor = true;
   }
+  return {};
+}
 
+Result<void> make_cgroup(Making& m, const ContainerDir& dir) {
+  const Globals& g = m.g;
+  oci::Config& c = m.c();
   auto layout = TRY(cgroups::detect_layout());
-  rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
-  oci::Resources res = effective_resources(c, ext ? &*ext : nullptr, rootless(g) && (::geteuid() != 0 || !in_initial_userns()));
-  cleanup.cgroup.emplace(layout, rec.cgroup_path);
-  cgroups::Cgroup& cg = *cleanup.cgroup;
-  bool has_cgroup = true;
+  m.rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, m.o.id, g.systemd_cgroup));
+  oci::Resources res = effective_resources(c, m.x(), rootless(g) && (::geteuid() != 0 || !in_initial_userns()));
+  cgroups::Cgroup& cg = m.cgroup.emplace(layout, m.rec.cgroup_path);
   // Recorded before it exists: a runtime killed from here on leaves a state that names the
   // cgroup, so `delete --force` removes it.
-  TRYV(dir.save(rec));
+  TRYV(dir.save(m.rec));
   fault::point("create.state-saved");
   if (auto r = cg.create(&res); !r) {
-    cleanup.cgroup.reset();  // create() removes what it made
+    m.cgroup.reset();  // create() removes what it made
+    const std::string path = std::exchange(m.rec.cgroup_path, {});  // nothing of ours there to undo
     // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
     // unless the config asked for limits: those must never be dropped silently.
     // A policy's wall clock is watched through the cgroup: it is never dropped either.
     bool perm = r.error().err == EACCES || r.error().err == EPERM || r.error().err == EROFS;
     if (!rootless(g) || !perm || (c.linux.resources && !no_limits(*c.linux.resources)) ||
-        (ext && ext->wall_clock_seconds))
-      return fail(std::move(r.error()).context("cgroup " + rec.cgroup_path +
-                                              (rootless(g) && perm ? rootless_cgroup_hint(ext ? &*ext : nullptr)
-                                                                   : std::string())));
-    log::warn("rootless: no cgroup for container " + o.id + " (limits need a delegated cgroup): " +
+        (m.ext && m.ext->wall_clock_seconds))
+      return fail(std::move(r.error()).context("cgroup " + path + (rootless(g) && perm ? rootless_cgroup_hint(m.x())
+                                                                                       : std::string())));
+    log::warn("rootless: no cgroup for container " + m.o.id + " (limits need a delegated cgroup): " +
               r.error().what());
-    has_cgroup = false;
-    rec.cgroup_path.clear();
-    TRYV(dir.save(rec));
+    TRYV(dir.save(m.rec));
   }
   fault::point("create.cgroup-made");
+  return {};
+}
 
+// init, cloned into its namespaces (and its cgroup, on pure v2), and our ends of its sockets.
+struct Init {
+  pid_t pid = 0;
+  Fd pidfd, sock;
+  bool in_cgroup = false;  // clone3 put it there
+};
+
+Result<Init> clone_init(Making& m, const ContainerDir& dir) {
+  const Globals& g = m.g;
+  const CreateOptions& o = m.o;
+  oci::Config& c = m.c();
+  const ns::Plan& plan = m.plan;
+  const policy::Extension* ext = m.x();
   Fd listener = TRY(listen_start_socket(dir));
   int sp[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("socketpair");
@@ -442,7 +444,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
 
   // clone3 straight into the cgroup on pure v2; otherwise the runtime moves init in before
   // `go` and init unshares its cgroup namespace afterwards, so its root is the container's.
-  int cgfd = has_cgroup ? TRY(cg.open_v2_dir()) : -1;
+  int cgfd = m.cgroup ? TRY(m.cgroup->open_v2_dir()) : -1;
   Fd cg_dir(cgfd);
   // Joining a user namespace: init joins it first, then unshares the rest itself.
   unsigned long flags = plan.joins_user() ? 0 : plan.new_flags;
@@ -458,12 +460,12 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   // state root never needs to be reachable (or an fd open) inside the container.
   auto filters = TRY(compile_filters({c.linux.seccomp ? &*c.linux.seccomp : nullptr,
                                       ext && ext->seccomp ? &*ext->seccomp : nullptr},
-                                     rc.seccomp_cache ? g.root : std::string()));
+                                     m.rc.seccomp_cache ? g.root : std::string()));
   InitContext ctx;
   ctx.config = &c;
   ctx.plan = &plan;
   ctx.id = o.id;
-  ctx.rootfs = b.rootfs;
+  ctx.rootfs = m.b.rootfs;
   ctx.sync_fd = child_sock.get();
   ctx.listen_fd = listener.get();
   ctx.console_fd = console.get();
@@ -472,14 +474,14 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   ctx.cgroupns_after_join = cgroupns_later;
   ctx.preserve_fds = o.preserve_fds;
   ctx.state_dir_fd = dir.fd();
-  ctx.host_fds = has_cgroup ? cg.kept_fds() : cgroups::kept_root_fds();
+  ctx.host_fds = m.cgroup ? m.cgroup->kept_fds() : cgroups::kept_root_fds();
   if (cg_dir) ctx.host_fds.push_back(cg_dir.get());
   ctx.filters = &filters;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
   std::vector<exec_allowlist::Hashed> pin_hashes;
   if (ext && ext->exec) {
     ctx.exec_pins = &*ext->exec;
-    pin_hashes = hash_pins(g.root, b.rootfs, *ext->exec);
+    pin_hashes = hash_pins(g.root, m.b.rootfs, *ext->exec);
     ctx.pin_hashes = &pin_hashes;
   }
   // A network namespace we create gets lo up, as runc and crun do; a joined one is left as it
@@ -493,8 +495,8 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   if (plan.new_user() || plan.joins_user()) premade = TRY(rootfs::premake_idmapped_mounts(c));
   ctx.premade_mounts = &premade;
   // linux.netDevices: looked up (and their addresses read) here, in the host's namespace.
-  auto net_devices = TRY(netdev::prepare(c.linux.net_devices));
-  ctx.net_devices = &net_devices;
+  m.net_devices = TRY(netdev::prepare(c.linux.net_devices));
+  ctx.net_devices = &m.net_devices;
 
   TRYV(enter_for_children(c, plan));
   int pidfd = -1;
@@ -509,77 +511,125 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     parent_sock.reset();  // so the child sees EOF if the runtime dies
     init_main(ctx);
   }
-  cleanup.pid = pid_t(pid);
-  Fd pidfd_owner(pidfd);
-  fault::point("create.cloned");
-  child_sock.reset();
-  listener.reset();
-  console.reset();
+  return Init{pid_t(pid), Fd(pidfd), std::move(parent_sock), bool(cg_dir)};
+}
 
-  if (plan.new_user())
-    TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings));
-  if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
-  if (!net_devices.empty()) {
+// Out here, in the host's namespaces: init's id maps, its cgroup (when clone3 could not put it
+// there), the network devices into its network namespace.
+Result<void> hand_over(Making& m, const Init& init) {
+  oci::Config& c = m.c();
+  const pid_t pid = init.pid;
+  if (m.plan.new_user()) TRYV(ns::write_id_maps(pid, c.linux.uid_mappings, c.linux.gid_mappings));
+  if (m.cgroup && !init.in_cgroup)
+    TRYC("cgroup " + m.rec.cgroup_path, m.cgroup->add_pid(pid));
+  if (!m.net_devices.empty()) {
     // Into init's new network namespace, or the one it joins (validate refused the host's).
     auto* net = c.find_namespace("network");
     std::string where = net && !net->path.empty() ? net->path : "/proc/" + std::to_string(pid) + "/ns/net";
     Fd netns = TRY(open_file(where, O_RDONLY));
-    TRYV(netdev::move_all(net_devices, netns.get(), "the container's network namespace " + where));
+    TRYV(netdev::move_all(m.net_devices, netns.get(), "the container's network namespace " + where));
   }
+  m.rec.pid = pid;
+  auto st = proc::stat(pid);
+  m.rec.start_time = st ? st->start_time : 0;
+  return {};
+}
 
-  rec.pid = pid_t(pid);
-  auto st = proc::stat(rec.pid);
-  rec.start_time = st ? st->start_time : 0;
+// `go` to init, then the prestart and createRuntime hooks when it asks, until it is `ready`.
+Result<void> wait_ready(Making& m, Init& init, Undo& undo) {
+  oci::Config& c = m.c();
   // init gone without a word (killed from outside, crashed): say how it ended.
   auto init_died = [&]() -> std::unexpected<Error> {
     int status = 0;
-    ::waitpid(pid_t(pid), &status, 0);
-    cleanup.pid = 0;
+    ::waitpid(init.pid, &status, 0);
+    undo.how.child = 0;
     return fail("container init exited unexpectedly, without a message (" + describe_wait_status(status) + ")");
   };
   auto send_to_init = [&](sync::Msg type, const std::string& payload) -> Result<void> {
-    auto r = sync::send(parent_sock.get(), type, payload);
+    auto r = sync::send(init.sock.get(), type, payload);
     if (!r && (r.error().err == EPIPE || r.error().err == ECONNRESET)) return init_died();
     return r;
   };
-  std::string creating = oci::hook_state_json(to_state(rec, Status::creating));
+  std::string creating = oci::hook_state_json(to_state(m.rec, Status::creating));
   TRYV(send_to_init(sync::Msg::go, creating));
   fault::point("create.go-sent");
 
   for (;;) {
-    auto m = TRY(sync::recv(parent_sock.get()));
-    if (!m) return init_died();
-    if (m->type == sync::Msg::error) return fail(m->payload);
-    if (m->type == sync::Msg::hooks_request) {
-      cleanup.poststop = &c.hooks.poststop;
-      cleanup.stopped_state = oci::hook_state_json(to_state(rec, Status::stopped));
+    auto msg = TRY(sync::recv(init.sock.get()));
+    if (!msg) return init_died();
+    if (msg->type == sync::Msg::error) return fail(msg->payload);
+    if (msg->type == sync::Msg::hooks_request) {
+      // From here the hooks may have started something (the sidecars): a failed create runs
+      // the poststop hooks, as delete would (and as runc does).
+      undo.how.poststop = &c.hooks.poststop;
       auto r = hooks::run(c.hooks.prestart, "prestart", creating);
       if (r) r = hooks::run(c.hooks.create_runtime, "createRuntime", creating);
       if (!r) {
-        (void)sync::send(parent_sock.get(), sync::Msg::error, r.error().what());
+        (void)sync::send(init.sock.get(), sync::Msg::error, r.error().what());
         return fail(r.error());
       }
       fault::point("create.hooks-run");
       TRYV(send_to_init(sync::Msg::hooks_done, creating));
       continue;
     }
-    if (m->type == sync::Msg::ready) break;
+    if (msg->type == sync::Msg::ready) return {};
     return fail("protocol error: unexpected message from container init");
   }
+}
 
+Result<void> save_state(Making& m, const ContainerDir& dir) {
   fault::point("create.init-ready");  // init waits at the barrier; the state has no pid yet
-  TRYV(dir.save(rec));
+  TRYV(dir.save(m.rec));
   fault::point("create.saved");
-  if (!o.pid_file.empty()) TRYV(write_pid_file(o.pid_file, rec.pid));
+  if (!m.o.pid_file.empty()) TRYV(write_pid_file(m.o.pid_file, m.rec.pid));
   fault::point("create.pid-file-written");
-  // The clock runs from create: a Boundary outside the container that ends with it.
-  if (ext && ext->wall_clock_seconds && has_cgroup) TRYV(start_watchdog(rec, cg, *ext->wall_clock_seconds));
-  cleanup.armed = false;
+  return {};
+}
+
+// The clock runs from create: a Boundary outside the container that ends with it.
+Result<void> start_wall_clock(Making& m) {
+  if (!m.ext || !m.ext->wall_clock_seconds || !m.cgroup) return {};
+  return start_watchdog(m.rec, *m.cgroup, *m.ext->wall_clock_seconds);
+}
+
+}  // namespace
+
+// create, in this order (each step one function above); on any failure Undo tears down what
+// exists, by delete's own teardown:
+//   read the bundle and the runtime config -> apply the policy (floor x client) -> refuse what
+//   create refuses -> claim the id (the state dir) -> claim the throwaway uid -> annotate the
+//   policy -> provision the sidecars the policy asks for -> save the config and the floor ->
+//   make the cgroup -> clone3 init -> write its maps, move it in -> `go`, run the
+//   prestart/createRuntime hooks when it asks, wait for `ready` -> save the state and the pid
+//   file -> start the wall-clock watchdog.
+Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
+  TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
+  TRYV(validate_id(o.id));
+  Making m = TRY(read_inputs(g, o, std::move(loaded)));
+  m.ext = TRY(apply_policy(g, m.rc, m.c(), m.fixed));
+  TRYV(check_config(m));
+  ContainerDir dir = TRY(Store(g.root).create(o.id));
+  m.rec.id = o.id;
+  Undo undo{m, dir};
+  fault::point("create.claimed");
+  TRYV(claim_ephemeral_uid(m));
+  record_policy(m);
+  TRYV(provision(m));
+  TRYV(save_config(m, dir));
+  TRYV(make_cgroup(m, dir));
+  Init init = TRY(clone_init(m, dir));
+  undo.how.child = init.pid;
+  fault::point("create.cloned");
+  TRYV(hand_over(m, init));
+  TRYV(wait_ready(m, init, undo));
+  TRYV(save_state(m, dir));
+  TRYV(start_wall_clock(m));
+  undo.armed = false;
   Created out;
-  out.launched.pid = rec.pid;
-  out.launched.pidfd = std::move(pidfd_owner);
-  out.poststart = std::move(c.hooks.poststart);
-  out.rec = std::move(rec);
+  out.launched.pid = m.rec.pid;
+  out.launched.pidfd = std::move(init.pidfd);
+  out.poststart = std::move(m.c().hooks.poststart);
+  out.rec = std::move(m.rec);
   out.dir = std::move(dir);
   return out;
 }

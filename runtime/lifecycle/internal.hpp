@@ -5,6 +5,7 @@
 
 #include "oci/config.hpp"
 #include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/state_store.hpp"
 
 namespace sh::lifecycle {
@@ -23,8 +24,18 @@ struct Created {
   std::vector<oci::Hook> poststart;
 };
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded);
-// Tear down a container that is (or was just made) stopped: cgroup, poststop hooks, state.
-Result<void> destroy_locked(ContainerDir& dir, const Record& rec);
+// The one undo of a container, for `delete` and for a create that failed, in this order:
+//   stop init -> remove the cgroup -> run the poststop hooks -> release the throwaway uid ->
+//   unprovision the sidecars, last first -> remove the state dir.
+// delete stops at the first failure (it can be run again); a failed create's undo runs every step.
+struct Teardown {
+  bool create_failed = false;
+  pid_t child = 0;  // create: init, its unreaped child (0 before clone3 or once reaped)
+  // create: the hooks to run as poststop, once prestart/createRuntime hooks may have started
+  // something (the sidecars): nullptr before. delete runs the saved config's.
+  const std::vector<oci::Hook>* poststop = nullptr;
+};
+Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, const Teardown& how);
 // Write a pid file atomically (temp file + rename).
 Result<void> write_pid_file(const std::string& path, pid_t pid);
 // A wait status as a shell reports it: the exit code, or 128+signal when killed.

@@ -6,13 +6,13 @@
 
 #include "base/fault.hpp"
 #include "base/log.hpp"
-#include "edges/live.hpp"
-#include "edges/provision.hpp"
+#include <sys/wait.h>
+
 #include "hooks/hooks.hpp"
-#include "runtime/lifecycle/kms_provision.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -63,26 +63,36 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   return {};
 }
 
-Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
+Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, const Teardown& how) {
+  const bool go_on = how.create_failed;
   fault::point("delete.locked");
-  kill_and_wait(rec);
+  if (!how.create_failed) {
+    kill_and_wait(rec);
+  } else if (how.child > 0) {
+    ::kill(how.child, SIGKILL);
+    ::waitpid(how.child, nullptr, 0);
+  }
   fault::point("delete.killed");
   if (!rec.cgroup_path.empty()) {
     auto cg = cgroup_of(rec);
-    if (cg) TRYC("remove cgroup " + rec.cgroup_path, cg->destroy());
+    if (cg)
+      if (auto r = cg->destroy(); !r && !go_on) return fail(std::move(r.error()).context("remove cgroup " + rec.cgroup_path));
   }
   fault::point("delete.cgroup-removed");
-  // Parsed only when create recorded poststop hooks (or the state predates that record).
-  auto cfg = rec.poststop_hooks ? load_saved_config(dir) : Result<oci::Config>(oci::Config{});
-  if (cfg && !cfg->hooks.poststop.empty()) {
+  // delete: the saved config's, parsed only when create recorded poststop hooks (or the state
+  // predates that record).
+  Result<oci::Config> saved = how.create_failed || !rec.poststop_hooks ? Result<oci::Config>(oci::Config{})
+                                                                       : load_saved_config(dir);
+  const std::vector<oci::Hook>* poststop = how.create_failed ? how.poststop : saved ? &saved->hooks.poststop : nullptr;
+  if (poststop && !poststop->empty()) {
     // The spec: a failing poststop hook is a warning, the next ones run and the delete goes on.
-    (void)hooks::run_warn(cfg->hooks.poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
+    (void)hooks::run_warn(*poststop, "poststop", oci::hook_state_json(to_state(rec, Status::stopped)));
   }
   fault::point("delete.poststop-run");
-  if (rec.ephemeral_uid) TRYV(release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id));
-  // After poststop (sharness-edge down): the key's tmpfs and the edge sockets go.
-  TRYV(edges::unprovision(policy::MeshHost{dir.root(), rec.id, "", ""}));
-  TRYV(unprovision_kms(dir.root(), rec.id));  // the KMS's config, socket dir and certificate
+  if (rec.ephemeral_uid)
+    if (auto r = release_ephemeral_uid(dir.root(), rec.ephemeral_uid, rec.id); !r && !go_on) return r;
+  // After poststop (which stopped them): what the sidecars made on the host goes.
+  TRYV(unprovision_sidecars(sidecars, dir.root(), rec.id, go_on));
   return dir.remove();
 }
 
@@ -96,9 +106,9 @@ Result<void> remove(const Globals& g, const std::string& id, bool force) {
   auto rec = dir->load();
   if (!rec) {
     // A state dir without a readable record: nothing we can stop; with --force, remove it,
-    // and revoke any edge leaf a half-made create registered under the id.
+    // and undo what a half-made create's sidecars made under the id (an edge leaf registered live).
     if (force) {
-      if (auto r = edges::live::revoke(dir->root(), id); !r) log::warn(r.error().what());
+      (void)unprovision_sidecars(g.sidecars, dir->root(), id, true);
       return dir->remove();
     }
     return fail(rec.error());
@@ -108,7 +118,7 @@ Result<void> remove(const Globals& g, const std::string& id, bool force) {
     return fail("cannot delete container " + id + " that is not stopped: " + status_name(s));
   if (!force && s == Status::creating)
     return fail("cannot delete container " + id + ": it is being created");
-  return destroy_locked(*dir, *rec);
+  return tear_down(g.sidecars, *dir, *rec, {});
 }
 
 }  // namespace sh::lifecycle

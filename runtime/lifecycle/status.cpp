@@ -1,5 +1,5 @@
 #include "runtime/lifecycle/container.hpp"
-#include "edges/provision.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -40,10 +40,9 @@ Result<oci::State> state(const Globals& g, const std::string& id) {
   Store store(g.root);
   ContainerDir dir = TRY(store.open(id, Lock::none));
   Record r = TRY(dir.load());
-  // A renewed leaf (docs/edges.md "Renewal") replaced the one create recorded: report the
-  // certificate the container holds now, while its identity tmpfs is there.
-  if (auto fp = r.annotations.find(edges::kAnnotationFingerprint); fp != r.annotations.end())
-    if (auto now = edges::current_fingerprint(g.root, id)) fp->second = *now;
+  // What the sidecars report now (a renewed leaf's fingerprint), not what create recorded.
+  for (const Sidecar* s : g.sidecars)
+    if (s->annotate_state) s->annotate_state(g.root, id, r.annotations);
   return to_state(r, status_of(r));
 }
 

@@ -1,11 +1,12 @@
-// The host side of a policy's `secrets` section (issue 10), made by `create` and undone by
-// `delete`, beside edges provisioning:
+// The KMS's host side: a policy's `secrets` section made real for one container by `create`,
+// and undone by `delete` (the KMS sidecar of runtime/lifecycle/sidecar.hpp):
 //   <root>/<id>/kms       0700 root: kms.json (the sharness-kms config), kms.sock/ (the
 //                         listening socket's dir, bound read-only at /run/kms), kms.log, tls/;
 //   <root>/<id>/kms/tls   the KMS's own key and certificate (role kms), issued by the runtime's
 //                         CA for this container only, 0400 root: read before the KMS drops root;
 //   <root>/.kms           the KMS's uid claims and pid files (shared: claims must not collide).
-// The client's certificate is the container's identity (edges provisioning), bound at /etc/kms.
+// The client's certificate is the container's identity (the edges sidecar, provisioned first),
+// bound at /etc/kms.
 #pragma once
 #include <string>
 
@@ -13,8 +14,12 @@
 #include "hooks/kms_sidecar.hpp"
 #include "oci/config.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 
-namespace sh::lifecycle {
+namespace sh::kms {
+
+// The KMS beside every container whose policy has `secrets`.
+extern const lifecycle::Sidecar sidecar;
 
 struct KmsHost {
   std::string state_root;  // --root
@@ -27,8 +32,9 @@ std::string kms_instance_dir(const std::string& state_root, const std::string& i
 // Issue the KMS's certificate, write its config, make its socket dir, and add the hooks,
 // mounts and SHARNESS_KMS_SOCKET to `c` (hooks::plan_kms). The container's identity must be
 // provisioned first (its cert.pem/key.pem/ca.pem become the client's).
-Result<void> provision_kms(const hooks::SecretsPolicy& s, const RuntimeConfig& rc, const KmsHost& h, oci::Config& c);
+Result<void> provision_kms(const hooks::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
+                           oci::Config& c);
 // Remove <root>/<id>/kms (after the poststop hook stopped the KMS). Idempotent.
 Result<void> unprovision_kms(const std::string& state_root, const std::string& id);
 
-}  // namespace sh::lifecycle
+}  // namespace sh::kms

@@ -1,4 +1,4 @@
-#include "runtime/lifecycle/kms_provision.hpp"
+#include "kms/host/provision.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include "runtime/linux/sealed_exe.hpp"
 #include "spec-mapping/kms_map.hpp"
 
-namespace sh::lifecycle {
+namespace sh::kms {
 namespace {
 
 Result<void> make_dir(const std::string& path, mode_t mode) {
@@ -27,13 +27,33 @@ Result<std::string> bin_dir() {
   return kms.substr(0, kms.rfind('/'));
 }
 
+bool wanted(const policy::Extension& ext) { return ext.secrets.has_value(); }
+
+// A KMS sidecar: its certificate and config, its socket dir, and the hooks that run it.
+Result<void> provision(const lifecycle::SidecarHost& h, const policy::Extension& ext, oci::Config& c) {
+  TRYC("policy " + ext.policy_id + ": secrets",
+       provision_kms(*ext.secrets, h.rc, KmsHost{h.state_root, h.id, *ext.mesh->role, lifecycle::ca_dir(h.rc, h.state_root)},
+                     c));
+  return {};
+}
+
 }  // namespace
+
+const lifecycle::Sidecar sidecar{
+    .name = "kms",
+    .wanted = wanted,
+    .needs_root = "secrets need root: the KMS sidecar runs as its own host uid, apart from the workload",
+    .provision = provision,
+    .unprovision = unprovision_kms,
+    .annotate_state = nullptr,
+};
 
 std::string kms_instance_dir(const std::string& state_root, const std::string& id) {
   return policy::kms_instance_dir(state_root, id);
 }
 
-Result<void> provision_kms(const hooks::SecretsPolicy& s, const RuntimeConfig& rc, const KmsHost& h, oci::Config& c) {
+Result<void> provision_kms(const hooks::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
+                           oci::Config& c) {
   policy::KmsMapHost mh{h.state_root, h.id, TRY(bin_dir()), h.role, rc.kms_vault, rc.kms_kek, rc.kms_cgroup_parent};
   auto plan = TRY(policy::apply_kms_host(s, mh, c));  // checks before anything is made
   const std::string dir = policy::kms_instance_dir(h.state_root, h.id), tls = policy::kms_tls_dir(h.state_root, h.id);
@@ -56,4 +76,4 @@ Result<void> unprovision_kms(const std::string& state_root, const std::string& i
   return edges::remove_tree(dir);
 }
 
-}  // namespace sh::lifecycle
+}  // namespace sh::kms
