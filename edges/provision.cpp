@@ -178,6 +178,13 @@ void annotate_state(const std::string& state_root, const std::string& id, std::m
 
 }  // namespace
 
+Result<void> show_edges(const policy::Extension& ext, oci::Config& c) {
+  if (ext.mesh)
+    policy::apply_mesh_host(*ext.mesh, policy::MeshHost{"<state root>", "<container id>",
+                                                        "<dir of sharness-runtime>/sharness-edge", ""}, c);
+  return {};
+}
+
 const lifecycle::Sidecar sidecar{
     .name = "edges",
     .wanted = wanted,
@@ -186,6 +193,7 @@ const lifecycle::Sidecar sidecar{
     .provision = provision_for,
     .unprovision = unprovision_for,
     .annotate_state = annotate_state,
+    .show = show_edges,
 };
 
 }  // namespace sh::edges

@@ -22,6 +22,8 @@ namespace sh::edges {
 
 // The edges beside every container whose policy gives it a role.
 extern const lifecycle::Sidecar sidecar;
+// What `policy map` shows of the edges: their mounts and hooks, with placeholders.
+Result<void> show_edges(const policy::Extension& ext, oci::Config& c);
 
 struct Provisioned {
   std::string uri, fingerprint;

@@ -295,9 +295,9 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
     if (!p.mesh.active()) return fail("policy " + p.id + ": secrets needs a \"role\" (the KMS answers only the container's certificate)");
     ext.secrets = p.secrets;
     // Where the workload finds its KMS: the same path in every container. The hooks and mounts
-    // name per-container host paths, added once the id is known (kms_map: create, `policy map`).
+    // name per-container host paths, added once the id is known (kms/host/plan: create, `policy map`).
     std::erase_if(c.process->env, [](const std::string& e) { return e.starts_with("SHARNESS_KMS_SOCKET="); });
-    c.process->env.push_back(hooks::kms_socket_env());
+    c.process->env.push_back(kms_socket_env());
   }
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;

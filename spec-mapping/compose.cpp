@@ -247,7 +247,7 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
   // A KMS grants keys from the operator's vault: absent on the floor is none (unless the
   // operator lets this policy add it), absent on the client is the floor's; both: the lists
   // intersected, the smaller ttl. An empty list leaves nothing to ask for, and create refuses it.
-  if (floor.secrets && tighter.secrets) out.secrets = hooks::intersect_secrets(*floor.secrets, *tighter.secrets);
+  if (floor.secrets && tighter.secrets) out.secrets = intersect_secrets(*floor.secrets, *tighter.secrets);
   else if (floor.secrets) out.secrets = floor.secrets;
   else if (may_add.secrets) out.secrets = tighter.secrets;
   // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.

@@ -267,7 +267,7 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   landlock(b, p);
   if (p.secrets) {  // what the workload can ask for; the master keys stay with the KMS
     const bool weak = !b.host.memfd_secret && p.secrets->allow_weaker_memory;
-    b.add(hooks::describe_secrets(*p.secrets), b.host.memfd_secret || weak,
+    b.add(describe_secrets(*p.secrets), b.host.memfd_secret || weak,
           "this kernel has no memfd_secret(2) (Linux 5.14+, secretmem.enable): the KMS refuses to start "
           "unless the policy's secrets.allowWeakerMemory is true",
           kKmsSidecar,

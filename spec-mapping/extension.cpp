@@ -26,7 +26,7 @@ void write_extension(json::Writer& w, const Extension& e) {
   }
   if (e.secrets) {
     w.key("secrets");
-    hooks::write_secrets(w, *e.secrets);
+    write_secrets(w, *e.secrets);
   }
   if (e.landlock) {
     w.key("landlock");
@@ -132,7 +132,7 @@ Result<Extension> parse_impl(const json::Value& v) {
     if (!e.mesh->role) return fail(m->child_path("role") + ": required");
   }
   if (auto s = v.get("secrets")) {
-    e.secrets = TRY(hooks::parse_secrets(*s));
+    e.secrets = TRY(parse_secrets(*s));
     if (!e.mesh) return fail(s->path() + ": needs \"edges\" with a role (the KMS answers only the container's certificate)");
   }
   if (auto l = v.get("landlock")) {

@@ -60,9 +60,9 @@ struct Extension {
   // The exec allowlist: hashed at create inside the container, then bound read-only.
   std::optional<std::vector<Pin>> exec;
   // A KMS sidecar ("secrets": the allowlists, nothing secret): create turns it into the
-  // per-container hooks, mounts and KMS config (spec-mapping/kms_map), also for a config that
+  // per-container hooks, mounts and KMS config (kms/host/plan), also for a config that
   // `policy apply` wrote.
-  std::optional<hooks::SecretsPolicy> secrets;
+  std::optional<SecretsPolicy> secrets;
   // "hooksFromConfig": false (the policy's hooks.fromConfig): config.json's own hooks are refused.
   bool hooks_from_config = true;
   std::vector<Bound> bounds;

@@ -2,7 +2,6 @@
 
 #include "oci/config_write.hpp"
 #include "spec-mapping/compose.hpp"
-#include "spec-mapping/kms_map.hpp"
 
 namespace sh::policy {
 namespace {
@@ -24,19 +23,13 @@ Result<Policy> load_policies(const std::vector<std::string>& paths) {
   return p;
 }
 
-Result<std::string> map_policy_json(const Policy& p, bool pretty) {
+Result<std::string> map_policy_json(const Policy& p, bool pretty, std::span<const ShowHost> sidecars) {
   oci::Config c;
   Extension ext;
   TRYV(apply_to_config(p, c, ext));
-  // The host side of the edges as create makes it, with the state root and id left symbolic.
-  apply_mesh_host(p.mesh, MeshHost{"<state root>", "<container id>", "<dir of sharness-runtime>/sharness-edge", ""}, c);
-  // The KMS's hooks, mounts and env, by the path create takes (its config, with the vault and
-  // KEK from the runtime config, is written by create under the state root, never here).
-  if (ext.secrets)
-    TRYV(apply_kms_host(*ext.secrets,
-                        KmsMapHost{"<state root>", "<container id>", "<dir of sharness-runtime>", *p.mesh.role,
-                                   "<runtime config kms.vault>", "<runtime config kms.kek>", "/sharness-kms"},
-                        c, true));
+  // The host side of each sidecar as create makes it, with the state root and id left symbolic.
+  for (ShowHost show : sidecars)
+    if (show) TRYV(show(ext, c));
   // Serialize with the one config writer, then keep the sections a policy touches.
   auto doc = TRY(json::Document::parse(TRY(oci::config_to_json(c, false)), "mapped config"));
   auto root = doc.root();

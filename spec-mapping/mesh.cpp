@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "edges/identity.hpp"
+#include "spec-mapping/names.hpp"
 
 namespace sh::policy {
 namespace {
@@ -18,7 +18,7 @@ Result<void> strict(const json::Value& v, std::initializer_list<std::string_view
 
 Result<std::string> role_at(const json::Value& v) {
   std::string r = TRY(v.as_string());
-  TRYC(v.path(), identity::validate_role(r));
+  TRYC(v.path(), naming::validate_role(r));
   return r;
 }
 
@@ -164,7 +164,7 @@ void apply_mesh_env(const Mesh& m, oci::Process& proc) {
   });
   if (!m.active()) return;
   proc.env.push_back("SHARNESS_ROLE=" + *m.role);
-  proc.env.push_back(std::string("SHARNESS_IDENTITY_DIR=") + identity::kContainerDir);
+  proc.env.push_back(std::string("SHARNESS_IDENTITY_DIR=") + naming::kContainerDir);
   if (m.edges)
     for (const auto& e : *m.edges) proc.env.push_back(edge_env_name(e.to) + "=" + edge_endpoint(e));
   if (m.accepts) proc.env.push_back("SHARNESS_SERVICE=" + service_endpoint(*m.accepts));
@@ -182,7 +182,7 @@ void apply_mesh_host(const Mesh& m, const MeshHost& h, oci::Config& c) {
     c.mounts.push_back(oci::Mount{std::move(dst), "bind", std::move(src),
                                   {"rbind", ro ? "ro" : "rw", "nosuid", "nodev", "noexec"}, {}, {}});
   };
-  bind(identity::kContainerDir, host_identity_dir(h), true);
+  bind(naming::kContainerDir, host_identity_dir(h), true);
   bool unix_edge = m.edges && std::ranges::any_of(*m.edges, [](const Edge& e) { return !e.tcp; });
   if (unix_edge) bind(kEdgesDir, host_edges_dir(h), true);
   if (m.accepts && !m.accepts->tcp) bind(kServiceDir, host_service_dir(h), false);
@@ -200,8 +200,8 @@ std::vector<std::pair<std::string, std::string>> mesh_checks(const Mesh& m) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!m.active()) return out;
   out.push_back({"identity: role " + *m.role + ", a fresh key and a short-lived certificate " +
-                     identity::spiffe_uri(*m.role, "<container id>") + " on a read-only tmpfs at " +
-                     identity::kContainerDir,
+                     naming::spiffe_uri(*m.role, "<container id>") + " on a read-only tmpfs at " +
+                     naming::kContainerDir,
                  "destroyed on delete"});
   if (m.edges)
     for (const auto& e : *m.edges)

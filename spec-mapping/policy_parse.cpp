@@ -437,7 +437,7 @@ Result<Policy> parse_root(const Value& root) {
   if (auto o = root.get("ports")) p.ports = TRY(parse_ports(*o));
   if (auto o = root.get("scope")) p.scope = TRY(parse_scope(*o));
   if (auto o = root.get("exec")) p.exec = TRY(parse_exec(*o));
-  if (auto o = root.get("secrets")) p.secrets = TRY(hooks::parse_secrets(*o));
+  if (auto o = root.get("secrets")) p.secrets = TRY(parse_secrets(*o));
   if (auto o = root.get("hooks")) {
     TRYV(strict(*o, {"fromConfig"}));
     if (auto f = o->get("fromConfig")) p.hooks_from_config = TRY(boolean(*f));

@@ -99,7 +99,7 @@ std::string policy_to_json(const Policy& p, bool pretty) {
   }
   if (p.secrets) {
     w.key("secrets");
-    hooks::write_secrets(w, *p.secrets);
+    write_secrets(w, *p.secrets);
   }
   w.end_object();
   return w.str();

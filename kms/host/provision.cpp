@@ -9,7 +9,6 @@
 #include "edges/identity.hpp"
 #include "edges/provision.hpp"
 #include "runtime/linux/sealed_exe.hpp"
-#include "spec-mapping/kms_map.hpp"
 
 namespace sh::kms {
 namespace {
@@ -46,17 +45,14 @@ const lifecycle::Sidecar sidecar{
     .provision = provision,
     .unprovision = unprovision_kms,
     .annotate_state = nullptr,
+    .show = show_kms,
 };
 
-std::string kms_instance_dir(const std::string& state_root, const std::string& id) {
-  return policy::kms_instance_dir(state_root, id);
-}
-
-Result<void> provision_kms(const hooks::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
+Result<void> provision_kms(const policy::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
                            oci::Config& c) {
-  policy::KmsMapHost mh{h.state_root, h.id, TRY(bin_dir()), h.role, rc.kms_vault, rc.kms_kek, rc.kms_cgroup_parent};
-  auto plan = TRY(policy::apply_kms_host(s, mh, c));  // checks before anything is made
-  const std::string dir = policy::kms_instance_dir(h.state_root, h.id), tls = policy::kms_tls_dir(h.state_root, h.id);
+  KmsMapHost mh{h.state_root, h.id, TRY(bin_dir()), h.role, rc.kms_vault, rc.kms_kek, rc.kms_cgroup_parent};
+  auto plan = TRY(apply_kms_host(s, mh, c));  // checks before anything is made
+  const std::string dir = kms_instance_dir(h.state_root, h.id), tls = kms_tls_dir(h.state_root, h.id);
   TRYV(make_dir(dir, 0700));
   TRYV(make_dir(tls, 0700));
   // The KMS's identity: role kms, named for this container's KMS, from the same CA as the

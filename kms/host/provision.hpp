@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/error.hpp"
-#include "hooks/kms_sidecar.hpp"
+#include "kms/host/plan.hpp"
 #include "oci/config.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
@@ -27,12 +27,11 @@ struct KmsHost {
   std::string role;        // the container's role (its certificate's)
   std::string ca_dir;      // the runtime's CA (ca_dir(rc, root))
 };
-std::string kms_instance_dir(const std::string& state_root, const std::string& id);  // <root>/<id>/kms
 
 // Issue the KMS's certificate, write its config, make its socket dir, and add the hooks,
-// mounts and SHARNESS_KMS_SOCKET to `c` (hooks::plan_kms). The container's identity must be
+// mounts and SHARNESS_KMS_SOCKET to `c` (plan_kms). The container's identity must be
 // provisioned first (its cert.pem/key.pem/ca.pem become the client's).
-Result<void> provision_kms(const hooks::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
+Result<void> provision_kms(const policy::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
                            oci::Config& c);
 // Remove <root>/<id>/kms (after the poststop hook stopped the KMS). Idempotent.
 Result<void> unprovision_kms(const std::string& state_root, const std::string& id);

@@ -8,6 +8,7 @@
 #include "base/file.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/map.hpp"
+#include "runtime/lifecycle/sidecar.hpp"
 
 namespace sh::cli {
 namespace {
@@ -39,10 +40,12 @@ Result<int> hash(const Parsed& p) {
   return 0;
 }
 
-Result<int> map(const Parsed& p) {
+Result<int> map(const lifecycle::Globals& g, const Parsed& p) {
   auto pol = TRY(policy::load_policy(TRY(one_file(p, "map"))));
   if (!p.has("bundle")) {
-    out(TRY(policy::map_policy_json(pol, true)));
+    std::vector<policy::ShowHost> shows;
+    for (const lifecycle::Sidecar* s : g.sidecars) shows.push_back(s->show);
+    out(TRY(policy::map_policy_json(pol, true, shows)));
     return 0;
   }
   std::string path = p.get("bundle") + "/config.json";
@@ -76,14 +79,14 @@ Result<int> explain(const Parsed& p) {
 
 }  // namespace
 
-Result<int> cmd_policy(const lifecycle::Globals&, const Args& args, size_t from) {
+Result<int> cmd_policy(const lifecycle::Globals& g, const Args& args, size_t from) {
   if (from >= args.size()) return fail(std::string("policy: missing subcommand (usage: ") + kPolicyUsage + ")");
   const std::string& sub = args[from];
   if (sub == "pin") return cmd_policy_pin(args, from + 1);
   auto p = TRY(parse({{{"bundle", "b"}, true}, {{"policy", "p"}, true, true}}, args, from + 1));
   if (sub == "check") return check(p);
   if (sub == "hash") return hash(p);
-  if (sub == "map") return map(p);
+  if (sub == "map") return map(g, p);
   if (sub == "apply") return apply(p);
   if (sub == "explain") return explain(p);
   return fail("policy: unknown subcommand \"" + sub + "\" (usage: " + kPolicyUsage + ")");

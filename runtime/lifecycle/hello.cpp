@@ -926,7 +926,7 @@ std::string signal_attempt(const std::vector<std::string>& base, const std::stri
 }
 
 // `sharness-kms seal` with no key files: a new KEK, and fresh random master keys nobody sees.
-Result<void> seal_throwaway_vault(const hooks::SecretsPolicy& sp, const std::string& kek_path, const std::string& vault) {
+Result<void> seal_throwaway_vault(const policy::SecretsPolicy& sp, const std::string& kek_path, const std::string& vault) {
   std::vector<std::string> args = {"seal", "--kek", kek_path, "--out", vault};
   args.insert(args.end(), sp.vaults.begin(), sp.vaults.end());
   TRYVC("hello: seal a throwaway vault", hooks::run_helper(TRY(sealed_exe::sibling("sharness-kms")), args));

@@ -8,7 +8,8 @@
 //            env, the identity annotations `state` reports), before anything runs;
 //   undo     a create that failed and `delete` unprovision the whole list in reverse order,
 //            after the poststop hooks stopped what runs (each unprovision is idempotent);
-//   state    lets each update what it reports (a renewed certificate's fingerprint).
+//   state    lets each update what it reports (a renewed certificate's fingerprint);
+//   map      `policy map` shows what each adds to the config, with placeholders.
 #pragma once
 #include <map>
 #include <span>
@@ -17,6 +18,7 @@
 #include "base/error.hpp"
 #include "oci/config.hpp"
 #include "spec-mapping/extension.hpp"
+#include "spec-mapping/map.hpp"
 
 namespace sh::lifecycle {
 
@@ -43,6 +45,8 @@ struct Sidecar {
   // Update the annotations `state` reports; nullptr: nothing to update.
   void (*annotate_state)(const std::string& state_root, const std::string& id,
                          std::map<std::string, std::string>& annotations);
+  // What `policy map` shows of it: what provision adds, for a symbolic container.
+  policy::ShowHost show;
 };
 
 using Sidecars = std::span<const Sidecar* const>;

@@ -1,11 +1,13 @@
 #define BOOST_TEST_MODULE kms_sidecar
 #include <boost/test/unit_test.hpp>
 
-#include "hooks/kms_sidecar.hpp"
 #include "kms/config.hpp"
+#include "kms/host/plan.hpp"
+#include "spec-mapping/secrets.hpp"
 
 using namespace sh;
-using namespace sh::hooks;
+using namespace sh::kms;
+using namespace sh::policy;
 
 namespace {
 Result<SecretsPolicy> parse(std::string_view text) {

@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE policy_apply
 #include <boost/test/unit_test.hpp>
 
+#include "sidecar_shows.hpp"
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -434,7 +436,7 @@ BOOST_AUTO_TEST_CASE(merged_config_json_has_the_sharness_block) {
 }
 
 BOOST_AUTO_TEST_CASE(map_without_a_bundle) {
-  auto out = map_policy_json(parse(kPolicy), false);
+  auto out = map_policy_json(parse(kPolicy), false, kSidecarShows);
   BOOST_REQUIRE(out);
   auto doc = json::Document::parse(*out, "map");
   BOOST_REQUIRE(doc);
@@ -448,7 +450,7 @@ BOOST_AUTO_TEST_CASE(map_without_a_bundle) {
   BOOST_TEST(root.get("sharness")->get("seccomp").has_value());
   BOOST_TEST(!root.get("ociVersion").has_value());
   // An ephemeral uid has no user section to print: the marker says it.
-  auto eph = map_policy_json(parse(R"("id": "e", "identity": {"uid": "ephemeral"})"), false);
+  auto eph = map_policy_json(parse(R"("id": "e", "identity": {"uid": "ephemeral"})"), false, kSidecarShows);
   auto edoc = json::Document::parse(*eph, "map");
   BOOST_TEST(!edoc->root().get("process")->get("user").has_value());
   BOOST_TEST(edoc->root().get("sharness")->get("ephemeralUid").has_value());

@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE policy_mesh
 #include <boost/test/unit_test.hpp>
 
+#include "sidecar_shows.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -212,7 +214,7 @@ BOOST_AUTO_TEST_CASE(explain_lists_each_edge_and_its_two_checks) {
       BOOST_TEST(b.mechanism.find("check 2") != std::string::npos);
     }
   BOOST_TEST(edges == 2);
-  auto map = map_policy_json(parse(kDb), false);
+  auto map = map_policy_json(parse(kDb), false, kSidecarShows);
   BOOST_REQUIRE(map);
   BOOST_TEST(map->find("\"hooks\"") != std::string::npos);
   BOOST_TEST(map->find("/run/sharness/service") != std::string::npos);

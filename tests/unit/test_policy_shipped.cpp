@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE policy_shipped
 #include <boost/test/unit_test.hpp>
 
+#include "sidecar_shows.hpp"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -123,7 +125,7 @@ BOOST_AUTO_TEST_CASE(harsh_maps_onto_a_config) {
   BOOST_TEST(ext.ephemeral_uid);
   BOOST_TEST(*ext.wall_clock_seconds == 60u);
   BOOST_TEST(*ext.network == "none");
-  auto json = map_policy_json(p, true);
+  auto json = map_policy_json(p, true, kSidecarShows);
   BOOST_REQUIRE(json);
   BOOST_TEST(json->find("\"RLIMIT_AS\"") != std::string::npos);
   BOOST_TEST(json->find("\"RLIMIT_NPROC\"") != std::string::npos);
@@ -134,7 +136,7 @@ BOOST_AUTO_TEST_CASE(baseline_parses_and_maps) {
   BOOST_TEST(p.best_effort);
   BOOST_TEST(p.identity.capabilities->size() == 14u);  // Docker's default set
   BOOST_TEST(!p.identity.uid);
-  auto json = map_policy_json(p, false);
+  auto json = map_policy_json(p, false, kSidecarShows);
   BOOST_REQUIRE_MESSAGE(json, (json ? "" : json.error().what()));
   BOOST_TEST(json->find("CAP_NET_BIND_SERVICE") != std::string::npos);
   compiled_filter(p);

@@ -1,16 +1,19 @@
-// The KMS part of the mapping (spec-mapping/kms_map) is one path for `policy map`, `policy
+// The KMS part of the mapping (kms/host/plan) is one path for `policy map`, `policy
 // apply` and create: map shows the hooks, mounts and env with placeholders, apply writes the
 // per-container-independent part (env, the "sharness" block's secrets) that create reads back,
 // and create's site (real paths) gives the same hooks and mounts. No secret lands in config.json.
-#define BOOST_TEST_MODULE policy_kms_map
+#define BOOST_TEST_MODULE kms_map
 #include <boost/test/unit_test.hpp>
 
+#include "sidecar_shows.hpp"
+
 #include "spec-mapping/extension.hpp"
-#include "spec-mapping/kms_map.hpp"
+#include "kms/host/plan.hpp"
 #include "spec-mapping/map.hpp"
 
 using namespace sh;
 using namespace sh::policy;
+using namespace sh::kms;
 
 namespace {
 
@@ -37,7 +40,7 @@ bool has(const std::string& hay, const std::string& needle) { return hay.find(ne
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(policy_map_shows_the_kms_hooks_mounts_and_env) {
-  auto out = map_policy_json(parse(kPolicy), false);
+  auto out = map_policy_json(parse(kPolicy), false, kSidecarShows);
   BOOST_REQUIRE_MESSAGE(out, (out ? "" : out.error().what()));
   auto d = doc(*out);
   BOOST_REQUIRE(d.root().get("hooks"));
@@ -54,7 +57,7 @@ BOOST_AUTO_TEST_CASE(policy_map_shows_the_kms_hooks_mounts_and_env) {
   BOOST_TEST(!has(*out, "vault\":\"<"), *out);
   BOOST_TEST(!has(*out, "kek"), *out);
   // Without secrets: none of it.
-  auto plain = map_policy_json(parse(R"({"id": "p", "version": 1, "role": "app"})"), false);
+  auto plain = map_policy_json(parse(R"({"id": "p", "version": 1, "role": "app"})"), false, kSidecarShows);
   BOOST_REQUIRE(plain);
   BOOST_TEST(!has(*plain, "sharness-kms"), *plain);
 }
