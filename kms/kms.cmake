@@ -1,11 +1,9 @@
 # sharness-kms (the KMS sidecar: gate + worker), sharness-kms-client (static, so it runs in
 # any container rootfs), and the library both use (`sharness-runtime kms seal` runs `sharness-kms seal`).
 find_package(OpenSSL 3 REQUIRED)
-file(GLOB KMS_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kms/*.cpp)
-list(FILTER KMS_SOURCES EXCLUDE REGEX "/main_[a-z_]+\\.cpp$")
-add_library(sharness_kms STATIC ${KMS_SOURCES})
-# OpenSSL comes through sharness_core: shared, or static for a SHARNESS_STATIC target.
-target_link_libraries(sharness_kms PUBLIC sharness_core)
+sharness_floor(sharness_kms kms "base;oci;policy;linux;lifecycle" DIRS kms EXCLUDE "/main_[a-z_]+\\.cpp$")
+# OpenSSL comes through sharness_base: shared, or static for a SHARNESS_STATIC target.
+target_link_libraries(sharness_kms PUBLIC sharness_lifecycle sharness_args)
 
 add_executable(sharness-kms kms/main_kms.cpp)
 target_link_libraries(sharness-kms PRIVATE sharness_kms)
