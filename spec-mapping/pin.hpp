@@ -1,5 +1,5 @@
 // `policy pin`: refresh the SHA-256 pins of a policy's `exec` section (docs/policy.md "exec").
-// The rewrite is pure: the caller hashes the files (runtime/cli/cmd_policy_pin.cpp opens them
+// The rewrite is pure: the caller hashes the files (cmd/sharness-runtime/cmd_policy_pin.cpp opens them
 // inside the rootfs); here the document's text keeps everything but the digests that changed,
 // so a reviewer's diff shows exactly those, and the result is parsed again and must be the same
 // policy with only those pins changed (else it is rewritten from the model instead).

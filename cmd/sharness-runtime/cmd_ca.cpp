@@ -2,7 +2,7 @@
 // work is `sharness-edge ca` (edges/ca_cli.cpp), where the X.509 code lives; this picks the CA
 // directory (--dir, else the runtime config's caDir, else <root>/.ca), names the state root whose
 // live registry `issue` and `revoke` change (edges/live.hpp), and hands over.
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 

@@ -2,7 +2,7 @@
 // oom events in between, until the container stops. One JSON object per line.
 #include <cstdio>
 
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/lifecycle/ops.hpp"
 
 namespace sh::cli {

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "oci/features.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/lifecycle/ops.hpp"
 
 namespace sh::cli {

@@ -1,7 +1,7 @@
 // hello: try, from inside a container under a policy (harsh by default), what hostile code
-// would try, and print what held each attempt. The work is in runtime/lifecycle/hello.cpp.
-#include "runtime/cli/commands.hpp"
-#include "runtime/lifecycle/hello.hpp"
+// would try, and print what held each attempt. The work is in cmd/sharness-runtime/hello.cpp.
+#include "cmd/sharness-runtime/commands.hpp"
+#include "cmd/sharness-runtime/hello.hpp"
 
 namespace sh::cli {
 

@@ -1,4 +1,4 @@
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/linux/signals.hpp"
 
 namespace sh::cli {

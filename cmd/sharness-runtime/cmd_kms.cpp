@@ -1,7 +1,7 @@
 // `kms seal --kek FILE --out VAULT ID[=KEYFILE]...`: make a sealed vault for sharness-kms. The
 // work is `sharness-kms seal` (kms/seal_cli.cpp), where the KMS's cryptography lives.
 #include "kms/seal_cli.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 
 namespace sh::cli {

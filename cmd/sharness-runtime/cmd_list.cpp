@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "base/json.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
 

@@ -1,5 +1,5 @@
 // pause / resume: freeze or thaw every process of the container (its cgroup freezer).
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/lifecycle/ops.hpp"
 
 namespace sh::cli {

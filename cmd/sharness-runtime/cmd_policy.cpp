@@ -1,5 +1,5 @@
 // Thin: every subcommand is a few calls into spec-mapping/ (which is unit-tested).
-#include "runtime/cli/cmd_policy.hpp"
+#include "cmd/sharness-runtime/cmd_policy.hpp"
 
 #include <sys/stat.h>
 

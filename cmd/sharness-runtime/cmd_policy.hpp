@@ -1,11 +1,11 @@
 // `sharness-runtime policy check|hash|map|apply|explain|pin`: the policy tools on the command line.
 #pragma once
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
 
 Result<int> cmd_policy(const lifecycle::Globals&, const Args& args, size_t from);
-// `policy pin` (runtime/cli/cmd_policy_pin.cpp); `from` is the first argument after "pin".
+// `policy pin` (cmd_policy_pin.cpp); `from` is the first argument after "pin".
 Result<int> cmd_policy_pin(const Args& args, size_t from);
 
 inline constexpr const char* kPolicyPinUsage = "policy pin --bundle DIR|--rootfs DIR POLICY [--out FILE]";

@@ -11,7 +11,7 @@
 #include <cstdio>
 
 #include "base/file.hpp"
-#include "runtime/cli/cmd_policy.hpp"
+#include "cmd/sharness-runtime/cmd_policy.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "spec-mapping/pin.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "base/file.hpp"
 #include "base/json.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/lifecycle/ops.hpp"
 
 namespace sh::cli {

@@ -2,7 +2,7 @@
 
 #include "base/file.hpp"
 #include "oci/default_spec.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
 

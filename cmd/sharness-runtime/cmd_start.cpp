@@ -1,4 +1,4 @@
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
 

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "base/file.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/lifecycle/ops.hpp"
 
 namespace sh::cli {

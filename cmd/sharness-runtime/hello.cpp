@@ -1,4 +1,4 @@
-#include "runtime/lifecycle/hello.hpp"
+#include "cmd/sharness-runtime/hello.hpp"
 
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -11,7 +11,7 @@
 #include "edges/provision.hpp"
 #include "kms/host/provision.hpp"
 #include "runtime/cli/args.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 
 namespace sh::cli {

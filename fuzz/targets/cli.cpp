@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "runtime/cli/args.hpp"
-#include "runtime/cli/commands.hpp"
+#include "cmd/sharness-runtime/commands.hpp"
 
 // cmd_create.cpp (linked for create_flag_specs/create_options) calls one_id, which lives in
-// runtime/main.cpp next to main(): the same definition here.
+// cmd/sharness-runtime/main.cpp next to main(): the same definition here.
 namespace sh::cli {
 Result<std::string> one_id(const std::vector<std::string>& positional, const char* cmd) {
   if (positional.size() != 1)

@@ -1,4 +1,4 @@
-// The oracle for "JSON with one reading" (issue 15), shared by the JSON targets: whatever
+// The oracle for "JSON with one reading", shared by the JSON targets: whatever
 // json::Document::parse accepts, yajl's own parser with comments OFF (yajl_allow_comments 0, as
 // Go's decoder reads: no comments) accepts too. Document::parse builds its tree with
 // yajl_tree_parse, which switches comments on, and refuses them in its pre-scan instead; a

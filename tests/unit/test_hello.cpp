@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE hello
 #include <boost/test/unit_test.hpp>
 
-#include "runtime/lifecycle/hello.hpp"
+#include "cmd/sharness-runtime/hello.hpp"
 
 using namespace sh;
 using namespace sh::lifecycle::hello;
