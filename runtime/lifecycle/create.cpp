@@ -486,6 +486,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   // is. A policy's network "none" keeps lo down on purpose (docs/policy.md).
   ctx.loopback_up = (plan.new_flags & CLONE_NEWNET) && !(ext && ext->network == "none");
   if (ext && ext->devices) ctx.only_devices = &*ext->devices;
+  ctx.host_mountinfo = &layout.mountinfo;
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);
   // init inherits the fds with its copy of our fd table.
