@@ -8,6 +8,7 @@
 
 #include "base/error.hpp"
 #include "oci/config.hpp"
+#include "spec-mapping/explain.hpp"
 #include "spec-mapping/extension.hpp"
 #include "spec-mapping/policy.hpp"
 
@@ -20,11 +21,11 @@ Result<Policy> load_policies(const std::vector<std::string>& paths);
 // Without a bundle: the OCI sections the policy maps to (process.user/capabilities/rlimits/
 // noNewPrivileges/env, root.readonly, mounts, annotations, linux.namespaces/resources/devices/
 // maskedPaths/readonlyPaths/sysctl) and the "sharness" block, as one JSON object.
-Result<std::string> map_policy_json(const Policy& p, bool pretty);
+Result<std::string> map_policy_json(const Policy& p, bool pretty, const HostProbe& host);
 
 // A whole config.json: `config_text` tightened by the effective policy (floor x annotation),
 // plus the "sharness" block. Refuses a config that already carries one (apply to the original).
 Result<std::string> merged_config_json(const Policy& floor, std::string_view config_text, const std::string& origin,
-                                       bool pretty);
+                                       bool pretty, const HostProbe& host);
 
 }  // namespace sh::policy

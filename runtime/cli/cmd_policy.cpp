@@ -42,11 +42,11 @@ Result<int> hash(const Parsed& p) {
 Result<int> map(const Parsed& p) {
   auto pol = TRY(policy::load_policy(TRY(one_file(p, "map"))));
   if (!p.has("bundle")) {
-    out(TRY(policy::map_policy_json(pol, true)));
+    out(TRY(policy::map_policy_json(pol, true, host::probe())));
     return 0;
   }
   std::string path = p.get("bundle") + "/config.json";
-  out(TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true)));
+  out(TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true, host::probe())));
   return 0;
 }
 
@@ -55,7 +55,7 @@ Result<int> apply(const Parsed& p) {
   if (!p.has("policy") || !p.has("bundle")) return fail("policy apply: --policy FILE and --bundle DIR are required");
   auto pol = TRY(policy::load_policies(p.all("policy")));
   std::string path = p.get("bundle") + "/config.json";
-  std::string merged = TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true));
+  std::string merged = TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true, host::probe()));
   struct stat st {};
   mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   TRYV(write_file_atomic(path, merged, mode));
@@ -65,7 +65,7 @@ Result<int> apply(const Parsed& p) {
 Result<int> explain(const Parsed& p) {
   auto pol = TRY(policy::load_policy(TRY(one_file(p, "explain"))));
   out("policy " + pol.id + " (hash " + pol.hash + ")" + (pol.best_effort ? ", best effort" : "") + "\n");
-  auto bounds = policy::explain(pol);
+  auto bounds = policy::explain(pol, host::probe());
   for (const auto& b : bounds) out("  " + policy::format_bound(b) + "\n");
   if (auto r = policy::require_available(bounds, pol.best_effort); !r) {
     std::fprintf(stderr, "%s\n", r.error().what().c_str());

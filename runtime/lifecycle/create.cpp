@@ -287,7 +287,7 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
   }
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
-  TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext));
+  TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
   c.sharness_json = policy::extension_to_json(ext);
   return std::optional<policy::Extension>(std::move(ext));
@@ -339,7 +339,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   }
   if (ext && ext->landlock) {  // the policy's layer: what this kernel enforces of it, in the log
     auto n = TRYC("policy " + ext->policy_id, landlock::negotiate(*ext->landlock, landlock::abi_version()));
-    (n.dropped.empty() ? log::debug : log::warn)("policy " + ext->policy_id + ": " + landlock::describe(n));
+    (n.dropped.empty() && n.stood_in.empty() ? log::debug : log::warn)("policy " + ext->policy_id + ": " + landlock::describe(n));
   }
   ns::Plan plan = TRY(ns::plan(c));
   if (plan.joins_user() && (plan.new_flags & CLONE_NEWPID))
