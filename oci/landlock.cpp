@@ -144,6 +144,16 @@ const LandlockRight* find_landlock_right(LandlockKind kind, std::string_view nam
   return nullptr;
 }
 
+const char* landlock_kind_noun(LandlockKind kind) {
+  return kind == LandlockKind::fs ? "fs right" : kind == LandlockKind::net ? "net right" : "scope";
+}
+
+std::string_view landlock_abi_linux(int abi) {
+  // Documentation/userspace-api/landlock.rst and each release's changelog.
+  static constexpr std::string_view kLinux[] = {"", "5.13", "5.19", "6.2", "6.7", "6.10", "6.12", "6.15"};
+  return abi >= 1 && abi < int(std::size(kLinux)) ? kLinux[abi] : std::string_view();
+}
+
 std::vector<std::string> landlock_names(LandlockKind kind, uint64_t mask) {
   std::vector<std::string> out;
   for (auto& r : kLandlockRights)

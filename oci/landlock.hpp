@@ -73,6 +73,11 @@ std::span<const LandlockRight> landlock_rights();
 const LandlockRight* find_landlock_right(LandlockKind kind, std::string_view name);
 // Names of the bits set in `mask`, in table order.
 std::vector<std::string> landlock_names(LandlockKind kind, uint64_t mask);
+// "fs right", "net right", "scope".
+const char* landlock_kind_noun(LandlockKind kind);
+// The first Linux release with Landlock ABI `abi`: "6.2" for 3; "" for an ABI this build does
+// not know.
+std::string_view landlock_abi_linux(int abi);
 
 // Filesystem rights that apply to a file (not only to a directory's content). The kernel
 // refuses a rule on a non-directory that carries any other right.
@@ -96,6 +101,15 @@ struct LandlockPortRule {
   bool operator==(const LandlockPortRule&) const = default;
 };
 
+// A right that another bound of the same policy covers when the kernel lacks it (the policy
+// layer decides: spec-mapping/landlock_standin). `by` names that bound: "the pid namespace".
+struct LandlockStandIn {
+  LandlockKind kind = LandlockKind::fs;
+  uint64_t bit = 0;
+  std::string by;
+  bool operator==(const LandlockStandIn&) const = default;
+};
+
 struct LandlockConfig {
   uint64_t handled_fs = 0;   // ruleset.handledAccessFS: denied unless a rule allows
   uint64_t handled_net = 0;  // ruleset.handledAccessNet
@@ -107,6 +121,10 @@ struct LandlockConfig {
   // Not in the JSON: set by the runtime for a policy's block (sharness.landlock), whose
   // rule paths must not pass through a symlink, so that lexical composition is exact.
   bool canonical_paths = false;
+  // Not in the proposal's JSON (never read from process.landlock): a policy's block lists the
+  // rights another of its bounds stands in for; a kernel that lacks one of them drops it
+  // without refusing, even with disableBestEffort, and says by what it is held.
+  std::vector<LandlockStandIn> stand_ins;
   bool operator==(const LandlockConfig&) const = default;
 };
 

@@ -259,7 +259,7 @@ void apply_mounts(const Mounts& pm, oci::Config& c) {
 
 }  // namespace
 
-Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
+Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, const HostProbe& host) {
   ext = Extension{};
   ext.policy_id = p.id;
   ext.policy_hash = p.hash;
@@ -276,7 +276,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
   TRYV(apply_namespaces(p, c, ext));
   apply_resources(p, c, ext);
   apply_mounts(p.mounts, c);
-  apply_exec_allowlist(p, c);
+  apply_exec_allowlist(p, c, host.memfd_noexec);
   ext.landlock = landlock_block(p);
   ext.exec = p.exec;
   ext.seccomp = TRY(seccomp_filter(p));
@@ -302,7 +302,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext) {
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;
 
-  auto bounds = explain(p);
+  auto bounds = explain(p, host);
   bounds.insert(bounds.end(), ext.bounds.begin(), ext.bounds.end());  // the join replacements
   ext.bounds = std::move(bounds);
   return {};

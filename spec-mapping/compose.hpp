@@ -22,6 +22,7 @@
 #pragma once
 #include "base/error.hpp"
 #include "oci/config.hpp"
+#include "spec-mapping/explain.hpp"
 #include "spec-mapping/extension.hpp"
 #include "spec-mapping/policy.hpp"
 
@@ -66,7 +67,9 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
 //    linux.sysctl vm.memfd_noexec=2 (spec-mapping/landlock_map);
 //  - env SHARNESS_POLICY_ID / SHARNESS_POLICY_HASH (replacing any), annotations
 //    org.sharness.policy.id / .hash.
-Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext);
+// `host` (one probe, runtime/linux/host_facts) decides the bounds' availability (ext.bounds)
+// and leaves vm.memfd_noexec out on a kernel without it when seccomp stands in for it.
+Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, const HostProbe& host);
 
 inline constexpr const char* kAnnotationId = "org.sharness.policy.id";
 inline constexpr const char* kAnnotationHash = "org.sharness.policy.hash";

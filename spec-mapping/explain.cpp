@@ -1,62 +1,16 @@
 #include "spec-mapping/explain.hpp"
 
-#include <fcntl.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <set>
 #include <string_view>
 
-#include "base/file.hpp"
 #include "base/text.hpp"
-#include "runtime/linux/landlock.hpp"
 #include "spec-mapping/landlock_map.hpp"
+#include "spec-mapping/landlock_standin.hpp"
 #include "spec-mapping/seccomp_map.hpp"
 
 namespace sh::policy {
 namespace {
-
-bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
-// The cgroup controllers this host offers, read once per probe: /proc/cgroups (name, hierarchy
-// id, cgroup count, enabled; id 0 means "not on a v1 hierarchy") and the cgroup.controllers of a
-// cgroup2 hierarchy (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid host).
-struct Controllers {
-  std::set<std::string, std::less<>> v1, v2;
-  bool v2_mounted = false;  // at /sys/fs/cgroup: device rules are eBPF programs on any v2 cgroup
-  bool has(std::string_view name) const { return v1.contains(name) || v2.contains(name); }
-};
-
-Controllers controllers() {
-  Controllers c;
-  if (auto text = read_file("/proc/cgroups", 1 << 16))
-    for (std::string_view rest = *text; !rest.empty();) {
-      size_t nl = rest.find('\n');
-      std::string line(rest.substr(0, nl));
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-      char n[64];
-      long hierarchy = 0, count = 0, enabled = 0;
-      if (!line.starts_with('#') && std::sscanf(line.c_str(), "%63s %ld %ld %ld", n, &hierarchy, &count, &enabled) == 4 &&
-          enabled == 1 && hierarchy > 0)
-        c.v1.insert(n);
-    }
-  for (const char* root : {"/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/unified/cgroup.controllers"}) {
-    auto text = read_file(root, 4096);
-    if (!text) continue;
-    if (root[15] == 'c') c.v2_mounted = true;  // "/sys/fs/cgroup/c..."
-    for (auto& w : words(*text)) c.v2.insert(std::move(w));
-  }
-  return c;
-}
-
-const char* proc_ns(const std::string& oci) {
-  if (oci == "mount") return "mnt";
-  if (oci == "network") return "net";
-  return nullptr;
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -163,17 +117,14 @@ void mounts(Builder& b, const Policy& p) {
   if (!m.readonly_paths.empty()) b.add("read-only paths (" + std::to_string(m.readonly_paths.size()) + ")", mnt, why);
 }
 
-// What of the policy's Landlock block this host's ABI lacks, for one kind: "ioctl_dev (ABI 5)".
-std::string lacking(const oci::LandlockConfig& block, int abi, oci::LandlockKind kind) {
-  oci::LandlockConfig c = block;
-  c.disable_best_effort = false;  // list everything missing rather than stop at the first
-  auto n = landlock::negotiate(c, abi);
-  std::string out;
-  if (!n) return out;
-  for (const auto& name : n->dropped)
-    if (auto* r = oci::find_landlock_right(kind, name))
-      out += (out.empty() ? "" : ", ") + name + " (ABI " + std::to_string(r->abi) + ")";
-  return out;
+bool host_has(const HostProbe& h, StandInNeeds n) {
+  switch (n) {
+    case StandInNeeds::network_ns: return h.namespaces.contains("network");
+    case StandInNeeds::pid_ns: return h.namespaces.contains("pid");
+    case StandInNeeds::mount_ns: return h.namespaces.contains("mount");
+    case StandInNeeds::devices_cgroup: return h.devices_cgroup;
+  }
+  return false;
 }
 
 std::string ports_text(const std::vector<uint16_t>& ports) {
@@ -187,16 +138,28 @@ void landlock(Builder& b, const Policy& p) {
   if (!block) return;
   int abi = b.host.landlock_abi;
   std::string in_use = "Landlock ABI " + std::to_string(abi);
-  auto missing = [&](oci::LandlockKind kind, const std::string& what) {
-    if (abi <= 0) return std::string("this kernel has no Landlock (or it is disabled at boot)");
-    std::string l = lacking(*block, abi, kind);
-    return l.empty() ? l : "kernel " + in_use + " lacks " + l + ": " + what + " NOT enforced";
+  auto gaps = landlock_shortfall(p, abi);
+  auto covered = [&](const Shortfall& s) { return s.stood_in && host_has(b.host, s.stood_in->needs); };
+  // What of one kind this ABI lacks that nothing stands in for ("" when nothing), and the
+  // stand-ins it leans on instead ("truncate, ioctl_dev stood in for (below)").
+  auto missing = [&](oci::LandlockKind kind) {
+    std::string why;
+    for (const auto& s : gaps)
+      if (s.kind == kind && !covered(s)) why += (why.empty() ? "" : "; ") + needs_text(s, abi);
+    if (!why.empty() && abi <= 0) return std::string("this kernel has no Landlock (or it is disabled at boot)");
+    return why.empty() ? why : why + ": NOT enforced";
+  };
+  auto leaning = [&](oci::LandlockKind kind) {
+    std::string names;
+    for (const auto& s : gaps)
+      if (s.kind == kind && covered(s)) names += (names.empty() ? "" : ", ") + s.right;
+    return names.empty() ? names : "kernel " + in_use + " lacks " + names + ": stood in for (below)";
   };
   if (p.files) {
-    std::string why = missing(oci::LandlockKind::fs, "those rights are");
+    std::string why = missing(oci::LandlockKind::fs);
     b.add(in_use + ": file rules for " + std::to_string(p.files->size()) +
               " paths, every filesystem right handled (denied unless a rule grants it)",
-          why.empty(), why);
+          why.empty(), why, kBeforeExecve, leaning(oci::LandlockKind::fs));
   }
   if (p.exec) {
     std::string names;
@@ -207,52 +170,33 @@ void landlock(Builder& b, const Policy& p) {
               "every writable mount",
           why.empty(), why);
     bool seccomp_too = p.syscalls && !b.allowed.contains("memfd_create");
-    b.add("no memfd execution: vm.memfd_noexec=2 in the container's pid namespace" +
-              std::string(seccomp_too ? "; seccomp denies memfd_create() too" : ""),
-          b.host.memfd_noexec, "this kernel has no vm.memfd_noexec (Linux 6.3+)");
+    if (b.host.memfd_noexec || !seccomp_too)
+      b.add("no memfd execution: vm.memfd_noexec=2 in the container's pid namespace" +
+                std::string(seccomp_too ? "; seccomp denies memfd_create() too" : ""),
+            b.host.memfd_noexec, "this kernel has no vm.memfd_noexec (Linux 6.3+)");
+    else  // the seccomp allowlist holds it alone: no memfd can be made to execute
+      b.add("no memfd execution: seccomp denies memfd_create()", true, "", kBeforeExecve,
+            "this kernel has no vm.memfd_noexec (Linux 6.3+): seccomp stands in for it");
   }
   if (p.ports) {
-    std::string why = missing(oci::LandlockKind::net, "TCP port rules are");
+    std::string why = missing(oci::LandlockKind::net);
     auto [bind, connect] = ports_with_edges(p);  // the mesh's TCP ends included
     b.add(in_use + ": TCP bind only to " + ports_text(bind) + ", connect only to " + ports_text(connect),
-          why.empty(), why);
+          why.empty(), why, kBeforeExecve, leaning(oci::LandlockKind::net));
   }
   if (block->scoped) {
-    std::string why = missing(oci::LandlockKind::scope, "those scopes are");
-    b.add(in_use + ": scoped to the container's domain: " + join(*p.scope), why.empty(), why);
+    std::string why = missing(oci::LandlockKind::scope);
+    b.add(in_use + ": scoped to the container's domain: " + join(*p.scope), why.empty(), why, kBeforeExecve,
+          leaning(oci::LandlockKind::scope));
   }
+  // One line per right this kernel lacks that another bound holds instead.
+  for (const auto& s : gaps)
+    if (covered(s))
+      b.add(stood_in_text(s), true, "", kBeforeExecve,
+            s.stood_in->why + "; " + needs_text(s, abi) + " to enforce it itself");
 }
 
 }  // namespace
-
-HostProbe probe_host() {
-  HostProbe h;
-  Controllers c = controllers();
-  h.memory_cgroup = c.has("memory");
-  h.cpu_cgroup = c.has("cpu");
-  h.pids_cgroup = c.has("pids");
-  h.devices_cgroup = c.v1.contains("devices") || c.v2_mounted;
-  // EINVAL when the kernel has no CONFIG_SECCOMP; else our own mode (0: none yet).
-  h.seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-  h.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
-  long fd = syscall(SYS_pidfd_open, getpid(), 0);
-  if (fd >= 0) {
-    h.pidfd = true;
-    ::close(int(fd));
-  }
-  h.landlock_abi = landlock::abi_version();
-  h.memfd_noexec = exists("/proc/sys/vm/memfd_noexec");
-#ifdef SYS_memfd_secret
-  long sfd = syscall(SYS_memfd_secret, O_CLOEXEC);
-  if (sfd >= 0) ::close(int(sfd));
-  h.memfd_secret = sfd >= 0;
-#endif
-  for (std::string ns : {"cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"}) {
-    const char* name = proc_ns(ns);
-    if (exists("/proc/self/ns/" + (name ? std::string(name) : ns))) h.namespaces.insert(ns);
-  }
-  return h;
-}
 
 std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   Builder b{host, {}, p.syscalls ? allowed_syscalls(*p.syscalls).value_or(std::set<std::string>{}) : std::set<std::string>{}};
@@ -277,8 +221,6 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
   }
   return std::move(b.out);
 }
-
-std::vector<Bound> explain(const Policy& p) { return explain(p, probe_host()); }
 
 std::string format_bound(const Bound& b) {
   std::string line = std::string(b.available ? "[ok]      " : "[MISSING] ") + b.mechanism + ": " + b.applied_by;

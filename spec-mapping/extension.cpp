@@ -5,6 +5,13 @@
 #include "oci/config_write.hpp"
 
 namespace sh::policy {
+namespace {
+
+const char* kind_name(oci::LandlockKind k) {
+  return k == oci::LandlockKind::fs ? "fs" : k == oci::LandlockKind::net ? "net" : "scope";
+}
+
+}  // namespace
 
 void write_extension(json::Writer& w, const Extension& e) {
   w.begin_object();
@@ -31,6 +38,15 @@ void write_extension(json::Writer& w, const Extension& e) {
   if (e.landlock) {
     w.key("landlock");
     oci::write_landlock(w, *e.landlock);
+    if (!e.landlock->stand_ins.empty()) {
+      w.key("landlockStandIns").begin_array();
+      for (const auto& si : e.landlock->stand_ins) {
+        auto names = oci::landlock_names(si.kind, si.bit);
+        w.begin_object().kv("kind", kind_name(si.kind)).kv("right", names.empty() ? "" : names[0]).kv("by", si.by);
+        w.end_object();
+      }
+      w.end_array();
+    }
   }
   if (!e.hooks_from_config) w.kv("hooksFromConfig", false);
   if (e.exec) {
@@ -106,7 +122,7 @@ Error tidy(Error e) {
 Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
   TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
-                  "edges", "secrets", "landlock", "exec", "hooksFromConfig", "bounds"}));
+                  "edges", "secrets", "landlock", "landlockStandIns", "exec", "hooksFromConfig", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
   TRYV(strict(pol, {"id", "hash"}));
@@ -138,6 +154,23 @@ Result<Extension> parse_impl(const json::Value& v) {
   if (auto l = v.get("landlock")) {
     e.landlock = TRY(oci::parse_landlock(*l));
     e.landlock->canonical_paths = true;
+  }
+  if (auto list = v.get("landlockStandIns")) {
+    if (!e.landlock) return fail(list->path() + ": needs \"landlock\"");
+    TRYV(list->each_item([&](size_t, const json::Value& it) -> Result<void> {
+      TRYV(strict(it, {"kind", "right", "by"}));
+      std::string kind = TRY(TRY(it.need("kind")).as_string()), right = TRY(TRY(it.need("right")).as_string());
+      oci::LandlockStandIn si;
+      si.by = TRY(TRY(it.need("by")).as_string());
+      if (kind != "fs" && kind != "net" && kind != "scope")
+        return fail(it.child_path("kind") + ": expected \"fs\", \"net\" or \"scope\", got \"" + kind + "\"");
+      si.kind = kind == "fs" ? oci::LandlockKind::fs : kind == "net" ? oci::LandlockKind::net : oci::LandlockKind::scope;
+      auto* r = oci::find_landlock_right(si.kind, right);
+      if (!r) return fail(it.child_path("right") + ": unknown " + oci::landlock_kind_noun(si.kind) + " \"" + right + "\"");
+      si.bit = r->bit;
+      e.landlock->stand_ins.push_back(std::move(si));
+      return {};
+    }));
   }
   if (auto x = v.get("exec")) {
     std::vector<Pin> pins;

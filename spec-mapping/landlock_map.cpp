@@ -1,5 +1,7 @@
 #include "spec-mapping/landlock_map.hpp"
 
+#include "spec-mapping/landlock_standin.hpp"
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -66,10 +68,15 @@ std::optional<oci::LandlockConfig> landlock_block(const Policy& p) {
   // A scope section that is empty ("scope": []) restricts nothing; Landlock refuses an empty
   // ruleset, and a block that handles nothing would be one.
   if (!c.handled_fs && !c.handled_net && !c.scoped) return std::nullopt;
+  for (const auto& r : oci::landlock_rights()) {
+    uint64_t asked = r.kind == LandlockKind::fs ? c.handled_fs : r.kind == LandlockKind::net ? c.handled_net : c.scoped;
+    if (!(asked & r.bit)) continue;
+    if (auto s = stand_in(p, r.kind, r.name)) c.stand_ins.push_back(oci::LandlockStandIn{r.kind, r.bit, s->by});
+  }
   return c;
 }
 
-void apply_exec_allowlist(const Policy& p, oci::Config& c) {
+void apply_exec_allowlist(const Policy& p, oci::Config& c, bool memfd_noexec) {
   if (!p.exec) return;
   c.root.readonly = true;
   for (auto& m : c.mounts)
@@ -80,7 +87,9 @@ void apply_exec_allowlist(const Policy& p, oci::Config& c) {
   auto pid = std::ranges::find_if(c.linux.namespaces, [](const oci::Namespace& n) { return n.type == "pid"; });
   if (pid == c.linux.namespaces.end()) c.linux.namespaces.push_back({"pid", ""});
   else pid->path.clear();  // the sysctl below must not land in a pid namespace shared with others
-  c.linux.sysctl.insert_or_assign(std::string("vm.memfd_noexec"), std::string(1, '2'));
+  // Before Linux 6.3 there is no such sysctl: explain says whether seccomp stands in for it
+  // (no memfd_create in the allowlist) or the policy is refused.
+  if (memfd_noexec) c.linux.sysctl.insert_or_assign(std::string("vm.memfd_noexec"), std::string(1, '2'));
 }
 
 }  // namespace sh::policy

@@ -23,7 +23,9 @@ namespace sh::policy {
 //  - ports: bind_tcp and connect_tcp handled; a rule per listed port, plus the mesh's TCP
 //    ends (connect to each TCP edge's local port, bind the TCP service port);
 //  - scope: the scopes listed;
-//  - disableBestEffort = !bestEffort.
+//  - disableBestEffort = !bestEffort;
+//  - stand_ins: each handled right another bound of p covers (landlock_standin.hpp), which a
+//    kernel lacking it drops without refusing.
 std::optional<oci::LandlockConfig> landlock_block(const Policy& p);
 // The TCP ports the block allows: the ports section's, plus (with TCP handled) the mesh's TCP
 // ends: connect to each TCP edge's local port (its client proxy listens there), bind the
@@ -38,6 +40,7 @@ Ports ports_with_edges(const Policy& p);
 //    executed; the sysctl is per pid namespace, inherited by children, and can only be
 //    raised from inside).
 // No-op without an exec section.
-void apply_exec_allowlist(const Policy& p, oci::Config& c);
+// `memfd_noexec`: the kernel has the sysctl (Linux 6.3+); without it the sysctl is left out.
+void apply_exec_allowlist(const Policy& p, oci::Config& c, bool memfd_noexec);
 
 }  // namespace sh::policy

@@ -23,10 +23,11 @@ Result<Policy> load_policies(const std::vector<std::string>& paths) {
   return p;
 }
 
-Result<std::string> map_policy_json(const Policy& p, bool pretty, std::span<const ShowHost> sidecars) {
+Result<std::string> map_policy_json(const Policy& p, bool pretty, const HostProbe& host,
+                                    std::span<const ShowHost> sidecars) {
   oci::Config c;
   Extension ext;
-  TRYV(apply_to_config(p, c, ext));
+  TRYV(apply_to_config(p, c, ext, host));
   // The host side of each sidecar as create makes it, with the state root and id left symbolic.
   for (ShowHost show : sidecars)
     if (show) TRYV(show(ext, c));
@@ -57,7 +58,7 @@ Result<std::string> map_policy_json(const Policy& p, bool pretty, std::span<cons
 }
 
 Result<std::string> merged_config_json(const Policy& floor, std::string_view config_text, const std::string& origin,
-                                       bool pretty) {
+                                       bool pretty, const HostProbe& host) {
   auto doc = TRY(json::Document::parse(config_text, origin));
   if (doc.root().get("sharness"))
     return fail(origin + ": already carries a \"sharness\" block (a policy was applied): apply to the original config");
@@ -69,7 +70,7 @@ Result<std::string> merged_config_json(const Policy& floor, std::string_view con
                 "give it to `policy apply` as another --policy instead");
   Policy p = floor;
   Extension ext;
-  TRYV(apply_to_config(p, c, ext));
+  TRYV(apply_to_config(p, c, ext, host));
   json::Writer w(pretty);
   w.begin_object();
   oci::write_config_members(w, c);

@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "oci/config.hpp"
+#include "spec-mapping/explain.hpp"
 #include "spec-mapping/extension.hpp"
 #include "spec-mapping/policy.hpp"
 
@@ -24,11 +25,12 @@ Result<Policy> load_policies(const std::vector<std::string>& paths);
 // `sidecars`: what each sidecar adds for a container (its hooks, mounts, env), in create's order,
 // with the state root and the container id as placeholders.
 using ShowHost = Result<void> (*)(const Extension& ext, oci::Config& c);
-Result<std::string> map_policy_json(const Policy& p, bool pretty, std::span<const ShowHost> sidecars);
+Result<std::string> map_policy_json(const Policy& p, bool pretty, const HostProbe& host,
+                                    std::span<const ShowHost> sidecars);
 
 // A whole config.json: `config_text` tightened by the effective policy (floor x annotation),
 // plus the "sharness" block. Refuses a config that already carries one (apply to the original).
 Result<std::string> merged_config_json(const Policy& floor, std::string_view config_text, const std::string& origin,
-                                       bool pretty);
+                                       bool pretty, const HostProbe& host);
 
 }  // namespace sh::policy

@@ -10,7 +10,7 @@ namespace sh::cli {
 Result<int> cmd_features(const lifecycle::Globals&, const Args& args, size_t from) {
   auto p = TRY(parse({{{"help", "h"}, false}}, args, from));
   if (!p.positional.empty()) return fail("features: takes no arguments (got \"" + p.positional[0] + "\")");
-  std::string doc = oci::features_json(lifecycle::host_features());
+  std::string doc = oci::features_json(lifecycle::host_features(host::probe(host::Depth::features)));
   std::printf("%s%s", doc.c_str(), doc.ends_with('\n') ? "" : "\n");
   return 0;
 }

@@ -45,11 +45,11 @@ Result<int> map(const lifecycle::Globals& g, const Parsed& p) {
   if (!p.has("bundle")) {
     std::vector<policy::ShowHost> shows;
     for (const lifecycle::Sidecar* s : g.sidecars) shows.push_back(s->show);
-    out(TRY(policy::map_policy_json(pol, true, shows)));
+    out(TRY(policy::map_policy_json(pol, true, host::probe(), shows)));
     return 0;
   }
   std::string path = p.get("bundle") + "/config.json";
-  out(TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true)));
+  out(TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true, host::probe())));
   return 0;
 }
 
@@ -58,7 +58,7 @@ Result<int> apply(const Parsed& p) {
   if (!p.has("policy") || !p.has("bundle")) return fail("policy apply: --policy FILE and --bundle DIR are required");
   auto pol = TRY(policy::load_policies(p.all("policy")));
   std::string path = p.get("bundle") + "/config.json";
-  std::string merged = TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true));
+  std::string merged = TRY(policy::merged_config_json(pol, TRY(read_file(path)), path, true, host::probe()));
   struct stat st {};
   mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   TRYV(write_file_atomic(path, merged, mode));
@@ -68,7 +68,7 @@ Result<int> apply(const Parsed& p) {
 Result<int> explain(const Parsed& p) {
   auto pol = TRY(policy::load_policy(TRY(one_file(p, "explain"))));
   out("policy " + pol.id + " (hash " + pol.hash + ")" + (pol.best_effort ? ", best effort" : "") + "\n");
-  auto bounds = policy::explain(pol);
+  auto bounds = policy::explain(pol, host::probe());
   for (const auto& b : bounds) out("  " + policy::format_bound(b) + "\n");
   if (auto r = policy::require_available(bounds, pol.best_effort); !r) {
     std::fprintf(stderr, "%s\n", r.error().what().c_str());

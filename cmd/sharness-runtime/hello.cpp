@@ -26,6 +26,7 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
+#include "spec-mapping/landlock_standin.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 
 namespace sh::lifecycle::hello {
@@ -120,6 +121,15 @@ Result<Facts> facts_of(const policy::Policy& p) {
   f.ports = p.ports.has_value();
   if (p.ports) f.connect_ports = p.ports->connect;
   f.scope_signal = p.scope && std::ranges::find(*p.scope, "signal") != p.scope->end();
+  return f;
+}
+
+Result<Facts> facts_of(const policy::Policy& p, const policy::HostProbe& host) {
+  Facts f = TRY(facts_of(p));
+  f.landlock_abi = host.landlock_abi;
+  f.memfd_noexec = host.memfd_noexec;
+  if (auto s = policy::stand_in(p, oci::LandlockKind::net, "connect_tcp")) f.tcp_stand_in = s->by;
+  if (auto s = policy::stand_in(p, oci::LandlockKind::scope, "signal")) f.signal_stand_in = s->by;
   return f;
 }
 
@@ -416,7 +426,13 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
   for (auto p : f.connect_ports) listed += (listed.empty() ? "" : " ") + std::to_string(p);
   Row port = net_row(f, "connect to a port not listed (127.0.0.1:" + std::to_string(kUnlistedPort) + ")", rec("net-port"),
                      main_run);
-  if (port.outcome == Outcome::denied && f.ports) {
+  if (port.outcome == Outcome::denied && f.ports && !f.landlock_tcp()) {
+    std::string abi = "Landlock ABI " + std::to_string(f.landlock_abi);
+    port.stopped_by = join({port.stopped_by, f.tcp_stand_in.empty()
+                                                 ? "no Landlock TCP rules on this kernel (" + abi + ")"
+                                                 : "Landlock TCP rules (ABI 4) stood in for by " + f.tcp_stand_in +
+                                                       " on this kernel (" + abi + ")"});
+  } else if (port.outcome == Outcome::denied && f.ports) {
     std::string ll = "Landlock: connect only to [" + listed + "]";
     port.stopped_by = has(port.detail, "Permission denied") ? ll + " (EACCES)" : join({port.stopped_by, "behind it: " + ll});
   }
@@ -475,11 +491,25 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
     kill.stopped_by = has(kill.detail, "No such process") ? "pid namespace: the host pid does not exist in here"
                       : has(kill.detail, "not permitted")  ? "not the owner (throwaway uid)"
                                                            : kUnidentified;
+  if (kill.outcome == Outcome::denied && f.scope_signal && !f.landlock_signal() && has(kill.detail, "No such process"))
+    kill.stopped_by += " (standing in for Landlock's signal scope, ABI 6, on this kernel's ABI " +
+                       std::to_string(f.landlock_abi) + ")";
   rows.push_back(std::move(kill));
 
   Row sig = base_row("signal init from exec (another Landlock domain)", rec("signal-domain"),
                      main_run);
-  if (sig.outcome == Outcome::denied)
+  if (f.scope_signal && !f.landlock_signal()) {
+    // Nothing on this kernel keeps init and an exec'd process apart (same pid namespace, same
+    // uid), and nothing need: both are the container's. What the scope adds over the pid
+    // namespace is only that, so the attempt is not made here.
+    sig.outcome = Outcome::not_attempted;
+    sig.detail = "this kernel has Landlock ABI " + std::to_string(f.landlock_abi) +
+                 ": no signal scope (ABI 6, Linux 6.12), so an exec'd process and init, both inside the container, "
+                 "are not kept apart";
+    sig.stopped_by = f.signal_stand_in.empty()
+                         ? "(signals leaving the container: nothing stands in on this kernel)"
+                         : "signals leaving the container: held by " + f.signal_stand_in + " (\"signal a host process\")";
+  } else if (sig.outcome == Outcome::denied)
     sig.stopped_by = has(sig.detail, "not permitted") && f.scope_signal
                          ? "Landlock scope signal: init is outside the exec'd process's domain"
                          : kUnidentified;
@@ -489,7 +519,7 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
 
   if (const Record* m = rec("memfd")) {
     Row r = base_row("run a binary from a memfd (memfd_create + fexecve)", m, main_run);
-    std::string behind = f.exec_allowlist ? "vm.memfd_noexec=2 in the container's pid namespace" : "";
+    std::string behind = f.exec_allowlist && f.memfd_noexec ? "vm.memfd_noexec=2 in the container's pid namespace" : "";
     if (r.outcome == Outcome::denied)
       r.stopped_by = has(r.detail, "memfd_create errno 1 EPERM") && f.seccomp_denies("memfd_create")
                          ? join({"seccomp: memfd_create() not allowed", behind.empty() ? "" : "behind it: " + behind})
@@ -502,7 +532,8 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
     r.outcome = Outcome::not_attempted;
     r.detail = "no tool in busybox makes memfd_create, and no landlock-probe was found next to this binary";
     r.stopped_by = join({f.seccomp_denies("memfd_create") ? "would meet: seccomp, memfd_create() not allowed" : "",
-                         f.exec_allowlist ? "vm.memfd_noexec=2 in the container's pid namespace (EACCES)" : ""});
+                         f.exec_allowlist && f.memfd_noexec ? "vm.memfd_noexec=2 in the container's pid namespace (EACCES)"
+                                                            : ""});
     if (r.stopped_by.empty()) r.stopped_by = "(nothing in this policy refuses it)";
     rows.push_back(std::move(r));
   }
@@ -943,7 +974,7 @@ Result<int> run(const Globals& g, const Options& o) {
                                              !g.config_path.empty()));
   std::string policy_path = TRY(resolve_policy(o.policy.empty() ? g.policy : o.policy, rc, exe));
   policy::Policy pol = TRY(policy::load_policy(policy_path));
-  Facts facts = TRY(facts_of(pol));
+  Facts facts = TRY(facts_of(pol, host::probe()));
 
   // A reader that goes away (`hello | head`) must not kill hello before it cleans up.
   ::signal(SIGPIPE, SIG_IGN);
@@ -1019,7 +1050,7 @@ Result<int> run(const Globals& g, const Options& o) {
   if (!probe_floor.empty())
     std::printf("the memfd attempt runs /bin/probe (landlock-probe) under %s plus that one pin (%s)\n", facts.policy_id.c_str(),
                 probe_floor.c_str());
-  std::string kms = kms_section(pol, policy::probe_host());
+  std::string kms = kms_section(pol, host::probe());
   std::fwrite(kms.data(), 1, kms.size(), stdout);
   std::printf("\n");
   std::fflush(stdout);
@@ -1030,7 +1061,8 @@ Result<int> run(const Globals& g, const Options& o) {
   std::vector<std::string> base = {exe, "--root", s.state, "--config", rconf, "--policy", policy_path};
   // The wall-clock container runs while the others do: the whole thing takes about its limit.
   Job clock = TRY(start_job(base, s.dir + "/bundle-clock", s.ids[0], s.dir));
-  std::string signal_record = signal_attempt(base, s.ids[0], s.dir);
+  // Without the scope on this kernel the row says why it is not attempted (rows_from).
+  std::string signal_record = facts.scope_signal && !facts.landlock_signal() ? "" : signal_attempt(base, s.ids[0], s.dir);
   RunResult main_run, fork_run, memfd_run;
   if (auto j = start_job(base, s.dir + "/bundle-main", s.ids[1], s.dir)) main_run = finish_job(*j);
   if (auto j = start_job(base, s.dir + "/bundle-fork", s.ids[2], s.dir)) fork_run = finish_job(*j);

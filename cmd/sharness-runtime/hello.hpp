@@ -70,12 +70,21 @@ struct Facts {
   bool ports = false;                            // Landlock TCP rules
   std::vector<uint16_t> connect_ports;           // the ports listed for connect
   bool scope_signal = false;                     // Landlock signal scope
+  // The kernel's, from facts_of(p, host) (without a host: one that has everything). A row
+  // names Landlock only where this ABI enforces it, and a stand-in where another bound holds.
+  int landlock_abi = 7;
+  bool memfd_noexec = true;                      // vm.memfd_noexec exists (Linux 6.3+)
+  std::string tcp_stand_in, signal_stand_in;     // the bound standing in ("the pid namespace")
+  bool landlock_tcp() const { return ports && landlock_abi >= 4; }
+  bool landlock_signal() const { return scope_signal && landlock_abi >= 6; }
   // seccomp answers EPERM (or kills) for this syscall
   bool seccomp_denies(const std::string& name) const { return seccomp && !allowed.contains(name); }
   // the policy's capability list leaves this one out of every set (bounding too)
   bool lacks_cap(const std::string& cap) const { return capabilities && !capabilities->contains(cap); }
 };
 Result<Facts> facts_of(const policy::Policy& p);
+// The same on a host: its Landlock ABI and vm.memfd_noexec, and the stand-ins for what it lacks.
+Result<Facts> facts_of(const policy::Policy& p, const policy::HostProbe& host);
 
 // How one container run ended.
 struct RunResult {

@@ -240,7 +240,7 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
   }
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
-  TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext));
+  TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
   c.sharness_json = policy::extension_to_json(ext);
   return std::optional<policy::Extension>(std::move(ext));
@@ -339,7 +339,7 @@ Result<void> check_config(Making& m) {
   }
   if (m.ext && m.ext->landlock) {  // the policy's layer: what this kernel enforces of it, in the log
     auto n = TRYC("policy " + m.ext->policy_id, landlock::negotiate(*m.ext->landlock, landlock::abi_version()));
-    (n.dropped.empty() ? log::debug : log::warn)("policy " + m.ext->policy_id + ": " + landlock::describe(n));
+    (n.dropped.empty() && n.stood_in.empty() ? log::debug : log::warn)("policy " + m.ext->policy_id + ": " + landlock::describe(n));
   }
   m.plan = TRY(ns::plan(c));
   if (m.plan.joins_user() && (m.plan.new_flags & CLONE_NEWPID))
@@ -488,6 +488,7 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   // is. A policy's network "none" keeps lo down on purpose (docs/policy.md).
   ctx.loopback_up = (plan.new_flags & CLONE_NEWNET) && !(ext && ext->network == "none");
   if (ext && ext->devices) ctx.only_devices = &*ext->devices;
+  ctx.host_mountinfo = &layout.mountinfo;
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);
   // init inherits the fds with its copy of our fd table.

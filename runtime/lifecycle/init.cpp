@@ -139,8 +139,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   ro.premade = ctx.premade_mounts;
   ro.only_devices = ctx.only_devices;
   // Our mount namespace is a new copy of the runtime's (not a joined one): its mountinfo holds.
-  if (ro.new_mount_ns && !cgroups::detected_mountinfo().empty())
-    ro.host_mountinfo = &cgroups::detected_mountinfo();
+  if (ro.new_mount_ns && ctx.host_mountinfo && !ctx.host_mountinfo->empty()) ro.host_mountinfo = ctx.host_mountinfo;
   Fd rootfd = TRY(rootfs::prepare(c, ro));
 
   if (!c.hooks.prestart.empty() || !c.hooks.create_runtime.empty()) {

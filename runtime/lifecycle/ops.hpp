@@ -16,6 +16,7 @@
 #include "oci/features.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 namespace sh::lifecycle {
 
@@ -54,7 +55,7 @@ Result<cgroups::Cgroup::Stats> stats(const Globals& g, const std::string& id);
 Result<void> events(const Globals& g, const std::string& id, std::chrono::nanoseconds interval,
                     const std::function<bool(const std::string& line)>& emit);
 
-// The features document, probed from this build and host.
-oci::Features host_features();
+// The features document of this build on a host (host::probe(host::Depth::features)).
+oci::Features host_features(const host::Facts& host);
 
 }  // namespace sh::lifecycle

@@ -104,7 +104,7 @@ Result<LaunchPlan> plan_launch(const oci::Process& p, std::vector<seccomp::Filte
   for (auto& ll : landlock) {
     landlock::Negotiated n;
     Fd rs = TRY(landlock::build_ruleset(ll, &n));
-    if (!n.dropped.empty() || !n.skipped_paths.empty()) log::warn(landlock::describe(n));
+    if (!n.dropped.empty() || !n.skipped_paths.empty() || !n.stood_in.empty()) log::warn(landlock::describe(n));
     else log::debug(landlock::describe(n));
     if (rs) plan.landlock.push_back(TRY(high_fd(rs.get(), "landlock ruleset")));
   }

@@ -30,11 +30,11 @@ struct Layout {
   std::string unified_mount;                      // cgroup2 mount point, may be empty on pure v1
   std::map<std::string, std::string> v1_mounts;   // controller ("memory", "name=systemd") -> mount point
   std::vector<std::string> v2_controllers;        // controllers enabled in the unified root
+  // The /proc/self/mountinfo text detect_layout read, for a clone of this process in a copy of
+  // its mount namespace (init's rootfs::Options::host_mountinfo); empty from parse_layout.
+  std::string mountinfo;
 };
 Result<Layout> detect_layout();
-// The /proc/self/mountinfo text detect_layout read (empty before it ran), for a clone of this
-// process in a copy of its mount namespace.
-const std::string& detected_mountinfo();
 // The parsing half of detect_layout, for tests: mountinfo text, and the unified root's
 // cgroup.controllers text (fills v2_controllers). Prefers mounts of a hierarchy's root ("/").
 Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_controllers = {});

@@ -6,6 +6,7 @@
 #include "base/file.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/cgroups_impl.hpp"
+#include "runtime/linux/proc_info.hpp"
 
 namespace sh::cgroups {
 namespace {
@@ -32,42 +33,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   return out;
 }
 
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto octal = [&](size_t k) { return s[k] >= '0' && s[k] <= '7'; };
-    if (s[i] == '\\' && i + 3 < s.size() && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
-      out += char((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-struct MountLine {
-  std::string root, mount_point, fstype;
-  std::vector<std::string_view> super_opts;
-};
-
-std::optional<MountLine> parse_line(std::string_view line) {
-  std::vector<std::string_view> f;
-  for (auto tok : split(line, ' '))
-    if (!tok.empty()) f.push_back(tok);
-  auto dash = std::find(f.begin(), f.end(), "-");
-  if (f.size() < 6 || dash == f.end() || f.end() - dash < 4 || dash - f.begin() < 6) return std::nullopt;
-  MountLine m;
-  m.root = unescape(f[3]);
-  m.mount_point = unescape(f[4]);
-  m.fstype = std::string(dash[1]);
-  m.super_opts = split(dash[3], ',');
-  return m;
-}
-
 // A hierarchy seen at several places: the first mount of its root wins, else the first.
-void remember(std::string& slot, bool& slot_is_root, const MountLine& m) {
+void remember(std::string& slot, bool& slot_is_root, const proc::MountInfo& m) {
   bool is_root = m.root == "/";
   if (slot.empty() || (is_root && !slot_is_root)) {
     slot = m.mount_point;
@@ -90,9 +57,7 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
   Layout l;
   std::map<std::string, bool> v1_root;  // controller -> mount is the hierarchy root
   bool unified_root = false, real_v1 = false;
-  std::vector<MountLine> mounts;
-  for (auto line : split(mountinfo, '\n'))
-    if (auto m = parse_line(line)) mounts.push_back(std::move(*m));
+  std::vector<proc::MountInfo> mounts = TRY(proc::parse_mountinfo(mountinfo, "mountinfo"));
   // A later mount on the same place or on a parent of it (a tmpfs over /sys/fs/cgroup/unified,
   // say) hides an earlier one: that hierarchy is not reachable here. "/" is left out, as a
   // pivoted namespace may list its root mount after the others.
@@ -105,12 +70,12 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
     return false;
   };
   for (size_t i = 0; i < mounts.size(); ++i) {
-    const MountLine& m = mounts[i];
+    const proc::MountInfo& m = mounts[i];
     if ((m.fstype == "cgroup2" || m.fstype == "cgroup") && covered(i)) continue;
     if (m.fstype == "cgroup2") {
       remember(l.unified_mount, unified_root, m);
     } else if (m.fstype == "cgroup") {
-      for (auto opt : m.super_opts) {
+      for (auto opt : split(m.super_options, ',')) {
         if (!is_v1_controller(opt) && !opt.starts_with("name=")) continue;
         real_v1 |= is_v1_controller(opt);
         std::string key(opt);
@@ -127,21 +92,15 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
   return l;
 }
 
-namespace {
-std::string g_mountinfo;
-}  // namespace
-
-const std::string& detected_mountinfo() { return g_mountinfo; }
-
 Result<Layout> detect_layout() {
   static std::optional<Layout> cached;  // the host's mounts do not move under us
   if (cached) return *cached;
   std::string mi = TRYC("detect cgroup layout", read_file("/proc/self/mountinfo"));
-  g_mountinfo = mi;
   Layout l = TRYC("detect cgroup layout", parse_layout(mi));
   // Second pass only to learn what the unified root offers.
   if (!l.unified_mount.empty())
     if (auto c = read_file(l.unified_mount + "/cgroup.controllers")) l = TRY(parse_layout(mi, *c));
+  l.mountinfo = std::move(mi);
   cached = l;
   return l;
 }

@@ -164,12 +164,22 @@ int abi_version() {
 Result<Negotiated> negotiate(const oci::LandlockConfig& c, int abi) {
   Negotiated n;
   n.abi = abi;
-  if (abi <= 0 && c.disable_best_effort)
+  auto stood_in_by = [&](const oci::LandlockRight& r) -> const std::string* {
+    for (auto& s : c.stand_ins)
+      if (s.kind == r.kind && s.bit == r.bit) return &s.by;
+    return nullptr;
+  };
+  bool all_stood_in = true;
+  for (auto& r : oci::landlock_rights())
+    if ((asked(c, r.kind) & r.bit) && !stood_in_by(r)) all_stood_in = false;
+  if (abi <= 0 && c.disable_best_effort && !all_stood_in)
     return fail("landlock: the kernel has no Landlock (unsupported or disabled at boot) and disableBestEffort is set");
   for (auto& r : oci::landlock_rights()) {
     if (!(asked(c, r.kind) & r.bit)) continue;
     if (r.abi <= abi) {
       granted(n, r.kind) |= r.bit;
+    } else if (auto* by = stood_in_by(r)) {
+      n.stood_in.emplace_back(std::string(r.name), *by);
     } else if (c.disable_best_effort) {
       return fail("landlock: " + std::string(kind_word(r.kind)) + " \"" + std::string(r.name) + "\" needs ABI " +
                   std::to_string(r.abi) + ", kernel has " + std::to_string(abi));
@@ -217,6 +227,12 @@ std::string describe(const Negotiated& n) {
     s += "; NOT enforced (kernel lacks):";
     for (size_t i = 0; i < n.dropped.size(); ++i)
       s += (i ? ", " : " ") + n.dropped[i] + " (ABI " + std::to_string(abi_of(n.dropped[i])) + ")";
+  }
+  if (!n.stood_in.empty()) {
+    s += "; stood in for (kernel lacks):";
+    for (size_t i = 0; i < n.stood_in.size(); ++i)
+      s += (i ? ", " : " ") + n.stood_in[i].first + " (ABI " + std::to_string(abi_of(n.stood_in[i].first)) + ") by " +
+           n.stood_in[i].second;
   }
   if (!n.skipped_paths.empty()) {
     s += "; allow rules for missing paths skipped:";

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.hpp"
@@ -35,12 +36,16 @@ struct Negotiated {
   // (an allow that cannot apply: the result is tighter, never looser).
   std::vector<std::string> dropped;
   std::vector<std::string> skipped_paths;
+  // Rights this ABI lacks that another bound of the policy stands in for (the block's
+  // stand_ins): dropped whatever disableBestEffort says. {"signal", "the pid namespace"}.
+  std::vector<std::pair<std::string, std::string>> stood_in;
   bool enforces_nothing() const { return !fs_handled && !net_handled && !scoped; }
 };
 
 // Negotiate `c` against `abi` (pass abi_version(); units pass lower ABIs). With best effort,
 // what the ABI lacks is dropped and listed; with disableBestEffort it is an error naming the
 // first such right and the ABI it needs: `landlock: right "ioctl_dev" needs ABI 5, kernel has 3`.
+// A right of the block's stand_ins is dropped either way, into `stood_in`.
 Result<Negotiated> negotiate(const oci::LandlockConfig& c, int abi);
 
 // Create the ruleset and add every rule. Call as root, after pivot_root, before the uid
@@ -62,6 +67,7 @@ Result<void> restrict_self(int ruleset_fd);
 // One line for logs and `policy explain`: what is enforced and what is not.
 //   landlock ABI 7: fs [execute read_file read_dir], net [connect_tcp], scoped [signal]
 //   landlock ABI 3: fs [read_file]; NOT enforced (kernel lacks): ioctl_dev (ABI 5), signal (ABI 6)
+//   landlock ABI 2: fs [...]; stood in for (kernel lacks): signal (ABI 6) by the pid namespace
 std::string describe(const Negotiated& n);
 
 // For `features`: rights introduced by each ABI version (1..7; 7 added only logging flags,

@@ -8,6 +8,9 @@
 
 #include <cstdlib>
 
+#include "base/file.hpp"
+#include "base/text.hpp"
+
 namespace sh::proc {
 
 std::optional<Stat> parse_stat(std::string_view t) {
@@ -75,6 +78,56 @@ bool exits_within(int pidfd, std::chrono::nanoseconds d) {
       return false;
     }
   }
+}
+
+namespace {
+
+// mountinfo escapes space, tab, newline and backslash as \ooo.
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto oct = [&](size_t k) { return s[k] >= '0' && s[k] <= '7'; };
+    if (s[i] == '\\' && i + 3 < s.size() && oct(i + 1) && oct(i + 2) && oct(i + 3)) {
+      out += char((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<MountInfo>> parse_mountinfo(std::string_view text, const std::string& what) {
+  std::vector<MountInfo> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string line(text.substr(at, nl - at));
+    at = nl + 1;
+    if (line.empty()) continue;
+    auto f = words(line);
+    size_t dash = 0;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (dash < 6 || dash + 2 >= f.size()) return fail(what + ": malformed line: " + line);
+    MountInfo mi;
+    mi.id = std::atoi(f[0].c_str());
+    mi.parent = std::atoi(f[1].c_str());
+    mi.root = unescape(f[3]);
+    mi.mount_point = unescape(f[4]);
+    mi.options = f[5];
+    for (size_t i = 6; i < dash; ++i) mi.optional += (mi.optional.empty() ? "" : " ") + f[i];
+    mi.fstype = f[dash + 1];
+    mi.source = unescape(f[dash + 2]);
+    mi.super_options = dash + 3 < f.size() ? f[dash + 3] : "";
+    out.push_back(std::move(mi));
+  }
+  return out;
+}
+
+Result<std::vector<MountInfo>> read_mountinfo(const std::string& path) {
+  return parse_mountinfo(TRY(read_file(path)), path);
 }
 
 }  // namespace sh::proc

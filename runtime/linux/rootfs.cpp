@@ -19,24 +19,6 @@
 
 namespace sh::rootfs {
 namespace detail {
-namespace {
-
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto oct = [&](size_t k) { return s[k] >= '0' && s[k] <= '7'; };
-    if (s[i] == '\\' && i + 3 < s.size() && oct(i + 1) && oct(i + 2) && oct(i + 3)) {
-      out += char((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> split_list(std::string_view s, char sep) {
   std::vector<std::string> out;
@@ -54,32 +36,6 @@ const oci::Namespace* find_namespace(const oci::Config& c, std::string_view type
   for (const auto& ns : c.linux.namespaces)
     if (ns.type == type) return &ns;
   return nullptr;
-}
-
-Result<std::vector<MountInfo>> read_mountinfo(const std::string& path) {
-  return parse_mountinfo(TRY(read_file(path)), path);
-}
-
-Result<std::vector<MountInfo>> parse_mountinfo(const std::string& text, const std::string& path) {
-  std::vector<MountInfo> out;
-  for (const auto& line : split_list(text, '\n')) {
-    auto f = words(line);
-    size_t dash = 0;
-    while (dash < f.size() && f[dash] != "-") ++dash;
-    if (dash < 6 || dash + 2 >= f.size()) return fail(path + ": malformed line: " + line);
-    MountInfo mi;
-    mi.id = std::atoi(f[0].c_str());
-    mi.parent = std::atoi(f[1].c_str());
-    mi.root = unescape(f[3]);
-    mi.mount_point = unescape(f[4]);
-    mi.options = f[5];
-    for (size_t i = 6; i < dash; ++i) mi.optional += (mi.optional.empty() ? "" : " ") + f[i];
-    mi.fstype = f[dash + 1];
-    mi.source = unescape(f[dash + 2]);
-    mi.super_options = dash + 3 < f.size() ? f[dash + 3] : "";
-    out.push_back(std::move(mi));
-  }
-  return out;
 }
 
 Result<std::vector<CgroupLine>> read_proc_cgroup(const std::string& path) {

@@ -11,6 +11,7 @@
 #include "base/error.hpp"
 #include "base/fd.hpp"
 #include "oci/config.hpp"
+#include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/rootfs.hpp"
 #include "runtime/linux/safe_path.hpp"
 
@@ -72,13 +73,10 @@ Result<void> readonly_paths(int root_fd, const std::vector<std::string>& paths);
 
 // --- /proc/self/mountinfo and /proc/self/cgroup -----------------------------------
 
-struct MountInfo {
-  int id = 0, parent = 0;
-  std::string root, mount_point, options, optional, fstype, source, super_options;
-};
-Result<std::vector<MountInfo>> read_mountinfo(const std::string& path = "/proc/self/mountinfo");
-// The lines of a mountinfo text already read (`what` names it in errors).
-Result<std::vector<MountInfo>> parse_mountinfo(const std::string& text, const std::string& what);
+// The one mountinfo parser is proc_info's.
+using proc::MountInfo;
+using proc::parse_mountinfo;
+using proc::read_mountinfo;
 
 struct CgroupLine {
   std::string controllers;  // "memory", "cpu,cpuacct", "name=systemd"; "" for cgroup2

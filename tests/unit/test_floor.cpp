@@ -57,7 +57,7 @@ Floor harsh_floor() {
   const oci::Process asked = *c.process;
   const auto asked_res = c.linux.resources;
   policy::Extension ext;
-  auto r = policy::apply_to_config(*p, c, ext);
+  auto r = policy::apply_to_config(*p, c, ext, host::probe());
   BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().what()));
   BOOST_REQUIRE(ext.ephemeral_uid);
   c.process->user.uid = c.process->user.gid = kEphemeral;  // what create claims
@@ -208,7 +208,7 @@ BOOST_AUTO_TEST_CASE(a_floor_that_leaves_user_and_caps_free) {
   oci::Config c;
   c.process = docker_process();
   policy::Extension ext;
-  BOOST_REQUIRE(policy::apply_to_config(*pol, c, ext));
+  BOOST_REQUIRE(policy::apply_to_config(*pol, c, ext, host::probe()));
   Floor f = make_floor(ext, FloorIdentity{}, c, docker_process(), std::nullopt);
   oci::Process p = docker_process();
   p.user.uid = 1234;

@@ -177,6 +177,51 @@ BOOST_AUTO_TEST_CASE(everything_held_under_harsh) {
   BOOST_CHECK_NE(format_summary(rows).find("19 of 19 attempts held; 6 not attempted"), std::string::npos);
 }
 
+// Debian 12's kernel (6.1: Landlock ABI 2, no vm.memfd_noexec): every attempt hello makes is
+// held, a row names Landlock only where it enforces, and a stand-in says by what it holds.
+BOOST_AUTO_TEST_CASE(held_and_truthful_on_landlock_abi_2) {
+  auto p = policy::load_policy(repo() + "/policies/harsh.json");
+  BOOST_REQUIRE(p);
+  policy::HostProbe bookworm;
+  bookworm.landlock_abi = 2;
+  bookworm.memfd_noexec = false;
+  auto f = facts_of(*p, bookworm);
+  BOOST_REQUIRE(f);
+  RunResult m = held_main();
+  // No signal-domain record: hello does not make that attempt on this kernel.
+  m.out = m.out.substr(0, m.out.find("@@signal-domain"));
+  auto rows = rows_from(*f, m, held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(exit_code(rows), 0);
+  for (auto& r : rows)
+    if (r.attempted()) {
+      BOOST_CHECK_MESSAGE(r.held(), r.attempt << ": " << outcome_name(r.outcome) << " " << r.detail);
+      BOOST_CHECK_MESSAGE(r.stopped_by.find("Landlock: connect") == std::string::npos, r.attempt << ": " << r.stopped_by);
+      BOOST_CHECK_MESSAGE(r.stopped_by.find("memfd_noexec") == std::string::npos, r.attempt << ": " << r.stopped_by);
+    }
+  BOOST_CHECK_EQUAL(row_of(rows, "connect to a port not listed").stopped_by,
+                    "seccomp: socket() not allowed; behind it: empty netns (only lo); Landlock TCP rules (ABI 4) stood in "
+                    "for by the empty network namespace on this kernel (Landlock ABI 2)");
+  const Row& sig = row_of(rows, "signal init from exec");
+  BOOST_CHECK_EQUAL(sig.outcome, Outcome::not_attempted);
+  BOOST_CHECK_NE(sig.detail.find("Landlock ABI 2: no signal scope (ABI 6, Linux 6.12)"), std::string::npos);
+  BOOST_CHECK_EQUAL(sig.stopped_by, "signals leaving the container: held by the pid namespace (\"signal a host process\")");
+  BOOST_CHECK_EQUAL(row_of(rows, "signal a host process").stopped_by,
+                    "pid namespace: the host pid does not exist in here (standing in for Landlock's signal scope, ABI 6, "
+                    "on this kernel's ABI 2)");
+  BOOST_CHECK_EQUAL(row_of(rows, "run a binary from a memfd").stopped_by,
+                    "would meet: seccomp, memfd_create() not allowed");
+  BOOST_CHECK_NE(format_summary(rows).find("18 of 18 attempts held; 7 not attempted"), std::string::npos);
+  // The same kernel facts with everything there: as on this host.
+  policy::HostProbe now;
+  now.landlock_abi = 7;
+  now.memfd_noexec = true;
+  auto f7 = facts_of(*p, now);
+  BOOST_REQUIRE(f7);
+  auto rows7 = rows_from(*f7, held_main(), held_fork(), held_clock(), 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows7, "signal init from exec").stopped_by,
+                    "Landlock scope signal: init is outside the exec'd process's domain");
+}
+
 BOOST_AUTO_TEST_CASE(the_layer_named_follows_the_error) {
   Facts f = harsh_facts();
   RunResult m = held_main();

@@ -40,7 +40,7 @@ bool has(const std::string& hay, const std::string& needle) { return hay.find(ne
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(policy_map_shows_the_kms_hooks_mounts_and_env) {
-  auto out = map_policy_json(parse(kPolicy), false, kSidecarShows);
+  auto out = map_policy_json(parse(kPolicy), false, host::probe(), kSidecarShows);
   BOOST_REQUIRE_MESSAGE(out, (out ? "" : out.error().what()));
   auto d = doc(*out);
   BOOST_REQUIRE(d.root().get("hooks"));
@@ -57,14 +57,14 @@ BOOST_AUTO_TEST_CASE(policy_map_shows_the_kms_hooks_mounts_and_env) {
   BOOST_TEST(!has(*out, "vault\":\"<"), *out);
   BOOST_TEST(!has(*out, "kek"), *out);
   // Without secrets: none of it.
-  auto plain = map_policy_json(parse(R"({"id": "p", "version": 1, "role": "app"})"), false, kSidecarShows);
+  auto plain = map_policy_json(parse(R"({"id": "p", "version": 1, "role": "app"})"), false, host::probe(), kSidecarShows);
   BOOST_REQUIRE(plain);
   BOOST_TEST(!has(*plain, "sharness-kms"), *plain);
 }
 
 BOOST_AUTO_TEST_CASE(policy_apply_writes_env_and_block_that_create_reads_back) {
   auto p = parse(kPolicy);
-  auto merged = merged_config_json(p, kConfig, "config.json", false);
+  auto merged = merged_config_json(p, kConfig, "config.json", false, host::probe());
   BOOST_REQUIRE_MESSAGE(merged, (merged ? "" : merged.error().what()));
   auto d = doc(*merged);
   // The env entry the config had is replaced, not doubled.

@@ -89,7 +89,7 @@ struct Applied {
 
 Applied apply(const Policy& p, const char* text = kConfig) {
   Applied a{config(text), {}};
-  auto r = apply_to_config(p, a.c, a.ext);
+  auto r = apply_to_config(p, a.c, a.ext, host::probe());
   BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().what()));
   return a;
 }
@@ -215,13 +215,13 @@ BOOST_AUTO_TEST_CASE(namespaces_union_and_network_none_removes_the_join) {
 BOOST_AUTO_TEST_CASE(user_namespace_needs_mappings) {
   oci::Config c = config(R"({"process": {"args": ["sh"]}})");
   Extension ext;
-  auto r = apply_to_config(parse(R"("id": "p", "namespaces": ["user"])"), c, ext);
+  auto r = apply_to_config(parse(R"("id": "p", "namespaces": ["user"])"), c, ext, host::probe());
   BOOST_REQUIRE(!r);
   BOOST_TEST(r.error().what() ==
              "policy p: namespaces: a new user namespace needs linux.uidMappings and linux.gidMappings in the config");
   oci::Config m = config(R"({"process": {"args": ["sh"]}, "linux": {"uidMappings": [{"containerID": 0, "hostID": 100000,
       "size": 65536}], "gidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}]}})");
-  BOOST_TEST(apply_to_config(parse(R"("id": "p", "namespaces": ["user"])"), m, ext).has_value());
+  BOOST_TEST(apply_to_config(parse(R"("id": "p", "namespaces": ["user"])"), m, ext, host::probe()).has_value());
   BOOST_TEST(m.has_namespace("user"));
 }
 
@@ -391,7 +391,7 @@ BOOST_AUTO_TEST_CASE(a_client_policy_cannot_loosen_the_floor) {
   BOOST_TEST(eff.id == "strict+client");
   oci::Config c = config(kConfig);
   Extension ext;
-  BOOST_REQUIRE(apply_to_config(eff, c, ext));
+  BOOST_REQUIRE(apply_to_config(eff, c, ext, host::probe()));
   BOOST_TEST(*c.linux.resources->memory->limit == 128ll << 20);
   BOOST_TEST(c.linux.resources->pids->limit == 2);
   BOOST_TEST(c.find_namespace("network")->path == "");
@@ -407,14 +407,14 @@ BOOST_AUTO_TEST_CASE(policy_apply_refuses_a_config_naming_a_policy_by_annotation
   auto r = merged_config_json(parse(kPolicy),
                               R"({"ociVersion": "1.0.2", "root": {"path": "rootfs"}, "process": {"args": ["sh"], "cwd": "/"},
                                   "annotations": {"org.sharness.policy": "harsh"}})",
-                              "b/config.json", false);
+                              "b/config.json", false, host::probe());
   BOOST_REQUIRE(!r);
   BOOST_TEST(r.error().what().find("annotations.org.sharness.policy names an installed policy") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(merged_config_json_has_the_sharness_block) {
   Policy p = parse(kPolicy);
-  auto merged = merged_config_json(p, kConfig, "config.json", true);
+  auto merged = merged_config_json(p, kConfig, "config.json", true, host::probe());
   BOOST_REQUIRE_MESSAGE(merged, (merged ? "" : merged.error().what()));
   auto doc = json::Document::parse(*merged, "merged");
   BOOST_REQUIRE(doc);
@@ -430,13 +430,13 @@ BOOST_AUTO_TEST_CASE(merged_config_json_has_the_sharness_block) {
   BOOST_TEST(c->root.readonly);
   BOOST_TEST(c->process->user.uid == 1234u);
   // Applying twice is refused: apply to the original.
-  auto twice = merged_config_json(p, *merged, "config.json", true);
+  auto twice = merged_config_json(p, *merged, "config.json", true, host::probe());
   BOOST_REQUIRE(!twice);
   BOOST_TEST(twice.error().what().find("already carries a \"sharness\" block") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(map_without_a_bundle) {
-  auto out = map_policy_json(parse(kPolicy), false, kSidecarShows);
+  auto out = map_policy_json(parse(kPolicy), false, host::probe(), kSidecarShows);
   BOOST_REQUIRE(out);
   auto doc = json::Document::parse(*out, "map");
   BOOST_REQUIRE(doc);
@@ -450,7 +450,7 @@ BOOST_AUTO_TEST_CASE(map_without_a_bundle) {
   BOOST_TEST(root.get("sharness")->get("seccomp").has_value());
   BOOST_TEST(!root.get("ociVersion").has_value());
   // An ephemeral uid has no user section to print: the marker says it.
-  auto eph = map_policy_json(parse(R"("id": "e", "identity": {"uid": "ephemeral"})"), false, kSidecarShows);
+  auto eph = map_policy_json(parse(R"("id": "e", "identity": {"uid": "ephemeral"})"), false, host::probe(), kSidecarShows);
   auto edoc = json::Document::parse(*eph, "map");
   BOOST_TEST(!edoc->root().get("process")->get("user").has_value());
   BOOST_TEST(edoc->root().get("sharness")->get("ephemeralUid").has_value());

@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(a_config_with_hooks_is_refused_naming_the_hook) {
                             {"poststop", R"({"poststop": [{"path": "/bin/sh"}]})"}}) {
     oci::Config c = config_with(json);
     Extension ext;
-    auto r = apply_to_config(off, c, ext);
+    auto r = apply_to_config(off, c, ext, host::probe());
     BOOST_REQUIRE(!r);
     BOOST_TEST(r.error().what() == "config.json: hooks." + std::string(kind) +
                                        "[0]: refused: policy p has hooks.fromConfig false (a config's hooks run on the "
@@ -70,12 +70,12 @@ BOOST_AUTO_TEST_CASE(a_config_with_hooks_is_refused_naming_the_hook) {
   // control: without the field, the same config applies, and its hooks stay
   oci::Config c = config_with(R"({"prestart": [{"path": "/bin/sh"}]})");
   Extension ext;
-  BOOST_REQUIRE(apply_to_config(must(""), c, ext));
+  BOOST_REQUIRE(apply_to_config(must(""), c, ext, host::probe()));
   BOOST_TEST(c.hooks.prestart.size() == 1u);
   BOOST_TEST(ext.hooks_from_config);
   // no hooks: applies, and the block says so
   oci::Config bare = config_with("{}");
-  BOOST_REQUIRE(apply_to_config(off, bare, ext));
+  BOOST_REQUIRE(apply_to_config(off, bare, ext, host::probe()));
   BOOST_TEST(!ext.hooks_from_config);
   BOOST_TEST(extension_to_json(ext).find(R"("hooksFromConfig":false)") != std::string::npos);
 }
@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(the_block_carries_it_and_refuses_too) {
 
 BOOST_AUTO_TEST_CASE(explain_names_it) {
   bool found = false;
-  for (const auto& b : explain(must(R"(, "hooks": {"fromConfig": false})")))
+  for (const auto& b : explain(must(R"(, "hooks": {"fromConfig": false})"), host::probe()))
     found = found || b.mechanism.find("no hooks from config.json") != std::string::npos;
   BOOST_TEST(found);
 }

@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(exec_allowlist_tightens_the_config) {
   c.linux.namespaces = {{"pid", "/proc/1/ns/pid"}, {"mount", ""}};
   c.linux.sysctl["vm.memfd_noexec"] = "0";
   Extension ext;
-  BOOST_REQUIRE(apply_to_config(p, c, ext));
+  BOOST_REQUIRE(apply_to_config(p, c, ext, host::probe()));
   BOOST_TEST(c.root.readonly);
   auto has = [](const oci::Mount& m, const char* o) { return std::ranges::find(m.options, o) != m.options.end(); };
   BOOST_TEST(has(c.mounts[0], "noexec"));
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(exec_allowlist_tightens_the_config) {
   oci::Config plain;
   plain.process.emplace();
   plain.mounts = {{"/dev", "tmpfs", "tmpfs", {"nosuid"}, {}, {}}};
-  BOOST_REQUIRE(apply_to_config(parse(R"("files": {"/": ["read_file"]})"), plain, ext));
+  BOOST_REQUIRE(apply_to_config(parse(R"("files": {"/": ["read_file"]})"), plain, ext, host::probe()));
   BOOST_TEST(!plain.root.readonly);
   BOOST_TEST(!has(plain.mounts[0], "noexec"));
   BOOST_TEST(!plain.linux.sysctl.contains("vm.memfd_noexec"));

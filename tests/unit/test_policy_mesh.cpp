@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(maps_to_env_and_extension) {
   Policy app = parse(kApp);
   oci::Config c;
   Extension ext;
-  BOOST_REQUIRE(apply_to_config(app, c, ext));
+  BOOST_REQUIRE(apply_to_config(app, c, ext, host::probe()));
   BOOST_TEST(has_env(*c.process, "SHARNESS_ROLE=app"));
   BOOST_TEST(has_env(*c.process, "SHARNESS_IDENTITY_DIR=/run/sharness/identity"));
   BOOST_TEST(has_env(*c.process, "SHARNESS_EDGE_DB=unix:/run/sharness/edges/db.sock"));
@@ -160,13 +160,13 @@ BOOST_AUTO_TEST_CASE(maps_to_env_and_extension) {
   c2.process.emplace();
   c2.process->env = {"SHARNESS_EDGE_EVIL=unix:/x", "SHARNESS_ROLE=admin"};
   Policy none = parse("");
-  BOOST_REQUIRE(apply_to_config(none, c2, ext));
+  BOOST_REQUIRE(apply_to_config(none, c2, ext, host::probe()));
   BOOST_TEST(!has_env(*c2.process, "SHARNESS_EDGE_EVIL=unix:/x"));
   BOOST_TEST(!has_env(*c2.process, "SHARNESS_ROLE=admin"));
   BOOST_TEST(!ext.mesh);
 
   Policy db = parse(kDb);
-  BOOST_REQUIRE(apply_to_config(db, c, ext));
+  BOOST_REQUIRE(apply_to_config(db, c, ext, host::probe()));
   BOOST_TEST(has_env(*c.process, "SHARNESS_SERVICE=unix:/run/sharness/service/service.sock"));
   BOOST_TEST(!has_env(*c.process, "SHARNESS_EDGE_DB=unix:/run/sharness/edges/db.sock"));
 }
@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(explain_lists_each_edge_and_its_two_checks) {
       BOOST_TEST(b.mechanism.find("check 2") != std::string::npos);
     }
   BOOST_TEST(edges == 2);
-  auto map = map_policy_json(parse(kDb), false, kSidecarShows);
+  auto map = map_policy_json(parse(kDb), false, host::probe(), kSidecarShows);
   BOOST_REQUIRE(map);
   BOOST_TEST(map->find("\"hooks\"") != std::string::npos);
   BOOST_TEST(map->find("/run/sharness/service") != std::string::npos);
