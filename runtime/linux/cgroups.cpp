@@ -428,7 +428,7 @@ Result<void> apply(Dirs& dirs, const Layout& l, const oci::Resources& r, bool up
     if (d)
       TRYV(v1::devices(*d, r.devices));
     else if (l.mode == Mode::v2)
-      v2::devices(r.devices);
+      TRYV(v2::devices(*TRY(dirs.unified()), r.devices));
     else
       log::warn("linux.resources.devices: no devices cgroup controller on this host: device rules not enforced");
   }
