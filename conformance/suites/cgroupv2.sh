@@ -104,21 +104,6 @@ case_device_program_access() {
   assert_eq $'read-opened\nwrite-refused' "$OUT" "10:237 allowed rwm then denied w"
 }
 
-case_device_program_no_mknod() {
-  # without "m" for a node the container may not even make it (mknod is EPERM with CAP_MKNOD)
-  need_v2
-  local b
-  b=$(new_bundle b sh -c 'mknod /dev/blk b 7 0 && echo made || echo mknod-refused')
-  cfg "$b" '.process.capabilities |= with_entries(.value += ["CAP_MKNOD"])
-            | .linux.resources.devices = [{"allow": false, "access": "rwm"},
-                {"allow": true, "type": "c", "access": "m"}]'
-  run_in "$b"
-  assert_eq mknod-refused "$OUT" "mknod of b 7:0 when only c *:* m is allowed"
-  cfg "$b" '.linux.resources.devices += [{"allow": true, "type": "b", "access": "m"}]'
-  run_in "$b"
-  assert_eq made "$OUT" "control: mknod of b 7:0 once b *:* m is allowed"
-}
-
 # ---------------------------------------------------------------------------------------------
 # cgroup.kill and the cgroups a container makes below its own
 
@@ -273,7 +258,6 @@ case_subtree_delegation() {
 tcase "v2 devices: an eBPF device program is attached; mknod works, open refused, /dev/null opens" case_device_program_attached
 tcase "v2 devices: the same node opens once allowed (control)" case_device_program_control
 tcase "v2 devices: allowed rwm then denied w: read opens, write refused" case_device_program_access
-tcase "v2 devices: mknod refused without an m rule (and allowed with one)" case_device_program_no_mknod
 tcase "v2 cgroup.kill: kill --all KILL takes the cgroups below the container's" case_kill_all_takes_nested
 tcase "v2 delete --force kills and removes the cgroups below the container's" case_delete_removes_nested
 tcase "v2 watchdog: the wall clock kills the cgroups below the container's too" case_watchdog_kills_nested

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 
 #include "base/fd.hpp"
@@ -166,21 +165,28 @@ Result<void> devices(const Dir& d, const std::vector<oci::DeviceRule>& rules) {
   if (f.default_allow && f.rules.empty()) return {};  // "a *:* rwm" last: nothing to refuse
   std::vector<bpf_insn> prog = device_program(f);
   static const char kLicense[] = "Apache-2.0";
-  std::array<char, 4096> verifier_log{};
-  union bpf_attr load;
-  std::memset(&load, 0, sizeof load);
-  load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-  load.insns = uint64_t(uintptr_t(prog.data()));
-  load.insn_cnt = uint32_t(prog.size());
-  load.license = uint64_t(uintptr_t(kLicense));
-  load.log_buf = uint64_t(uintptr_t(verifier_log.data()));
-  load.log_size = uint32_t(verifier_log.size());
-  load.log_level = 1;
-  std::memcpy(load.prog_name, "sharness_dev", sizeof "sharness_dev");
-  Fd p(int(::syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof load)));
+  std::vector<char> verifier_log;
+  auto load_prog = [&](bool with_log) {
+    union bpf_attr load;
+    std::memset(&load, 0, sizeof load);
+    load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+    load.insns = uint64_t(uintptr_t(prog.data()));
+    load.insn_cnt = uint32_t(prog.size());
+    load.license = uint64_t(uintptr_t(kLicense));
+    if (with_log) {  // only to say why it failed: a successful load needs no log (and a short one is ENOSPC)
+      verifier_log.assign(1 << 20, '\0');
+      load.log_buf = uint64_t(uintptr_t(verifier_log.data()));
+      load.log_size = uint32_t(verifier_log.size());
+      load.log_level = 1;
+    }
+    std::memcpy(load.prog_name, "sharness_dev", sizeof "sharness_dev");
+    return Fd(int(::syscall(SYS_bpf, BPF_PROG_LOAD, &load, sizeof load)));
+  };
+  Fd p = load_prog(false);
   if (!p) {
     int e = errno;
-    std::string log(verifier_log.data());
+    if (e == EINVAL || e == EACCES) (void)load_prog(true);
+    std::string log(verifier_log.empty() ? "" : verifier_log.data());
     if (log.size() > 400) log = "..." + log.substr(log.size() - 400);
     return sys_error("linux.resources.devices: load the eBPF device program (" + std::to_string(prog.size()) +
                          " instructions) for " + d.path + (log.empty() ? "" : ": verifier: " + log),
