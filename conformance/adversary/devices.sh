@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Adversarial suite (issue 17, pure cgroup v2): the floor's device list must hold on every cgroup
-# layout. A client binds a host block device (the first disk the host has) into the container,
+# layout. A client binds a host block device (a loop device the suite makes) into the container,
 # or asks `linux.resources.devices` for everything, under baseline (whose device list is exact:
 # console, full, null, ptmx, pts, random, tty, urandom, zero) and reads it from inside. On v1 and
 # hybrid hosts the devices controller refuses the open; on pure v2 only an eBPF device program
@@ -12,24 +12,26 @@
 
 BASELINE=$SHARNESS_SOURCE_DIR/policies/baseline.json
 
-# host_disk: "/dev/NAME MAJOR MINOR" of the first block device node the host has (not loop, not ram).
+# A host block device the suite owns: a loop device over a 1 MiB file in its temp dir, detached
+# on exit. host_disk prints "/dev/loopN MAJOR MINOR".
+LOOP=""
+_loop_off() { [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null; return 0; }
+trap '_st=$?; [ "$BASHPID" = "$$" ] && _loop_off; (exit $_st); _cleanup' EXIT
 host_disk() {
-  local d n
-  for d in /sys/block/*; do
-    n=${d##*/}
-    [[ $n == loop* || $n == ram* || $n == zram* ]] && continue
-    [ -b "/dev/$n" ] || continue
-    echo "/dev/$n $(tr ':' ' ' <"$d/dev")"
-    return 0
-  done
-  return 1
+  if [ -z "$LOOP" ]; then
+    dd if=/dev/zero of="$TMP/disk.img" bs=1M count=1 2>/dev/null || return 1
+    LOOP=$(losetup -f --show "$TMP/disk.img") || return 1
+  fi
+  echo "$LOOP $(stat -c '%t %T' "$LOOP" | while read -r ma mi; do echo $((16#$ma)) $((16#$mi)); done)"
 }
+
+read -r DISK DISK_MAJ DISK_MIN < <(host_disk) || { echo "cannot make a loop device" >&2; exit 1; }
+LOOP=$DISK
 
 READ_DISK='head -c 512 /dev/hostdisk 2>/dev/null | wc -c; (exec 3</dev/hostdisk) 2>&1 | grep -o "Operation not permitted" || echo opened'
 
 case_bound_host_disk() {
-  local disk maj min b
-  read -r disk maj min < <(host_disk) || fail "no block device on this host to bind"
+  local b disk=$DISK maj=$DISK_MAJ min=$DISK_MIN
   echo "host disk: $disk ($maj:$min)"
   b=$(new_bundle b sh -c "$READ_DISK") || return 1
   cfg "$b" --arg d "$disk" --argjson ma "$maj" --argjson mi "$min" \
@@ -49,8 +51,7 @@ case_bound_host_disk() {
 
 case_allow_all_rule() {
   # the config asks for every device (a privileged container's rule): the floor's list wins
-  local disk maj min b
-  read -r disk maj min < <(host_disk) || fail "no block device on this host to bind"
+  local b disk=$DISK
   b=$(new_bundle b sh -c "$READ_DISK") || return 1
   cfg "$b" --arg d "$disk" \
     '.mounts += [{"destination": "/dev/hostdisk", "type": "bind", "source": $d, "options": ["bind"]}]
