@@ -264,10 +264,11 @@ wait_file() {
 # host_ns TYPE: the namespace link of this suite's shell (the runtime's parent), e.g. net:[4026...].
 host_ns() { readlink "/proc/$HOST_PID/ns/$1"; }
 
-# cgroup_dirs [SUBPATH]: every existing host cgroup directory of this run (or of SUBPATH under it).
+# cgroup_dirs [SUBPATH]: every existing host cgroup directory of this run (or of SUBPATH under it):
+# one per v1 hierarchy (and the hybrid "unified" one), or the one of pure cgroup v2.
 cgroup_dirs() {
   local d
-  for d in "$CGROOT"/*/"$CGPARENT${1:+/$1}"; do
+  for d in "$CGROOT"/*/"$CGPARENT${1:+/$1}" "$CGROOT/$CGPARENT${1:+/$1}"; do
     # with SHARNESS_HIDE_UNIFIED the "unified" dir is a private tmpfs: no cgroup, goes with the suite
     [ "${SHARNESS_HIDE_UNIFIED:-0}" = 1 ] && [[ $d == "$CGROOT"/unified/* ]] && continue
     [ -d "$d" ] && echo "$d"

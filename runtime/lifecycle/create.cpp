@@ -38,6 +38,7 @@
 #include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/capabilities.hpp"
+#include "runtime/linux/apparmor.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/proc_info.hpp"
@@ -331,6 +332,9 @@ Result<void> check_config(Making& m) {
     return fail("--console-socket given but process.terminal is false");
   TRYV(check_capabilities(c.process->capabilities));
   TRYV(check_capabilities_raisable(c));
+  // A profile the kernel does not have fails here, naming it, not at start.
+  if (c.process->apparmor_profile && !c.process->apparmor_profile->empty())
+    TRYV(apparmor::check_loaded(*c.process->apparmor_profile));
   if (c.process->landlock_json) {
     // A bad block or a right this kernel lacks (with best effort off) fails create here.
     auto ll = TRY(oci::parse_landlock(*c.process->landlock_json, "config.json: process.landlock"));

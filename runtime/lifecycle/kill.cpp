@@ -58,9 +58,7 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   auto cg = TRY(cgroup_of(r));
   // A paused container only takes SIGKILL once thawed.
   if (s == Status::paused && sig == SIGKILL) (void)cg.freeze(false);
-  for (pid_t p : TRY(cg.pids()))
-    if (::kill(p, sig) < 0 && errno != ESRCH) return sys_error("kill pid " + std::to_string(p));
-  return {};
+  return cg.signal_all(sig);
 }
 
 Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, const Teardown& how) {

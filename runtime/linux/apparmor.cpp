@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "base/file.hpp"
 
@@ -108,6 +111,48 @@ Result<void> change_onexec(int fd, std::string_view profile) {
   if (n < 0) return sys_error("process.apparmorProfile: apply profile \"" + std::string(profile) + "\"");
   if (size_t(n) != text.size()) return fail("process.apparmorProfile: short write applying \"" + std::string(profile) + "\"");
   return {};
+}
+
+Result<void> check_loaded(std::string_view profile) {
+  TRYV(exec_attr_text(profile));
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) < 0) return sys_error("apparmor: pipe");
+  Fd rd(fds[0]), wr(fds[1]);
+  pid_t child = ::fork();
+  if (child < 0) return sys_error("apparmor: fork the profile check");
+  if (child == 0) {
+    rd.reset();
+    // The attribute of this thread only (the kernel refuses writes to another task's). Where
+    // it cannot be opened here (no AppArmor; unprivileged, no procfs of our own) the launch's
+    // own open says why, at create too: nothing to add.
+    auto attr = open_exec_attr();
+    if (!attr) ::_exit(3);
+    auto r = change_onexec(attr->get(), profile);
+    int code = 0;
+    if (!r) {
+      std::string msg = r.error().what();
+      code = r.error().err == ENOENT ? 2 : 1;
+      (void)!::write(wr.get(), msg.data(), std::min<size_t>(msg.size(), 4000));
+    }
+    ::_exit(code);
+  }
+  wr.reset();
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = ::read(rd.get(), buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    msg.append(buf, size_t(n));
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return sys_error("apparmor: wait for the profile check");
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) return {};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+    return std::unexpected(Error{ENOENT, "process.apparmorProfile: profile \"" + std::string(profile) +
+                                             "\" is not loaded in the kernel (load it with apparmor_parser -r, "
+                                             "or name a loaded one: /sys/kernel/security/apparmor/profiles)"});
+  return fail(msg.empty() ? "apparmor: the profile check for \"" + std::string(profile) + "\" failed" : msg);
 }
 
 }  // namespace sh::apparmor

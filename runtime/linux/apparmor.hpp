@@ -44,5 +44,10 @@ std::string exec_attr_path(bool per_lsm_dir);
 Result<Fd> open_exec_attr();
 // Write "exec PROFILE" to `fd` (one write, whole, or an error naming the profile).
 Result<void> change_onexec(int fd, std::string_view profile);
+// Whether the kernel would take PROFILE: a short-lived child of the caller asks for it on its
+// own exec attribute and exits without exec'ing (the caller's own attribute is untouched), so
+// a profile that is not loaded fails `create`, not `start`. Errors as open_exec_attr's, or
+// "profile ... is not loaded".
+Result<void> check_loaded(std::string_view profile);
 
 }  // namespace sh::apparmor

@@ -1,6 +1,7 @@
 // The container's cgroup: directories in every hierarchy, resources, membership, freezer,
 // teardown. v1- and v2-specific translation lives in cgroups_v1.cpp / cgroups_v2.cpp; the
 // layout and cgroupsPath logic in cgroups_layout.cpp.
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -10,6 +11,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <deque>
 
 #include "base/file.hpp"
 #include "base/log.hpp"
@@ -428,7 +431,7 @@ Result<void> apply(Dirs& dirs, const Layout& l, const oci::Resources& r, bool up
     if (d)
       TRYV(v1::devices(*d, r.devices));
     else if (l.mode == Mode::v2)
-      v2::devices(r.devices);
+      TRYV(v2::devices(*TRY(dirs.unified()), r.devices));
     else
       log::warn("linux.resources.devices: no devices cgroup controller on this host: device rules not enforced");
   }
@@ -464,8 +467,82 @@ Result<std::vector<pid_t>> read_procs(const Dir& d) {
   return out;
 }
 
-// Thaw (a frozen task cannot die), cgroup.kill where there is one, then SIGKILL what is
-// listed until every hierarchy's cgroup.procs is empty.
+// The cgroups a container made below its own (a nested runtime, systemd inside, or a
+// cgroup namespace with a writable cgroupfs), deepest first, each with its name and parent.
+// The container controls this tree: symlinks are never followed and the depth is bounded.
+struct Below {
+  Dir dir;
+  size_t parent;  // index in the list, or npos for the container's own directory
+  std::string name;
+};
+constexpr size_t kTop = std::string::npos;
+constexpr int kMaxDepth = 32;
+
+Result<void> walk_below(const Dir& d, size_t self, int depth, std::deque<Below>& out) {
+  Fd rd(::openat(d.fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!rd) return errno == ENOENT ? Result<void>() : sys_error("open " + d.path);
+  DIR* ds = ::fdopendir(rd.get());
+  if (!ds) return sys_error("read " + d.path);
+  (void)rd.release();
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(ds))
+    if (e->d_type == DT_DIR && std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  ::closedir(ds);
+  for (auto& n : names) {
+    if (depth >= kMaxDepth) return fail("cgroup " + d.path + ": nested deeper than " + std::to_string(kMaxDepth));
+    auto child = open_child(d, n);
+    if (!child) {
+      if (child.error().err == ENOENT) continue;  // gone meanwhile
+      return fail(std::move(child.error()));
+    }
+    size_t at = out.size();
+    out.push_back(Below{std::move(*child), self, n});
+    TRYV(walk_below(out[at].dir, at, depth + 1, out));
+  }
+  return {};
+}
+
+// Every cgroup below `d`, parents before children (a deque: references stay valid as it grows).
+Result<std::deque<Below>> tree_of(const Dir& d) {
+  std::deque<Below> out;
+  TRYV(walk_below(d, kTop, 0, out));
+  return out;
+}
+
+// The processes in `d` and in every cgroup below it.
+Result<std::vector<pid_t>> procs_below(const Dir& d) {
+  std::vector<pid_t> all = TRY(read_procs(d));
+  for (const auto& b : TRY(tree_of(d))) {
+    auto p = read_procs(b.dir);
+    if (!p) {
+      if (p.error().err == ENOENT) continue;
+      return fail(std::move(p.error()));
+    }
+    all.insert(all.end(), p->begin(), p->end());
+  }
+  return all;
+}
+
+// rmdir every cgroup below `d`, deepest first (EBUSY for a moment after the last task exits).
+Result<void> remove_below(const Dir& d) {
+  auto tree = TRY(tree_of(d));
+  for (auto it = tree.rbegin(); it != tree.rend(); ++it) {
+    const Dir& parent = it->parent == kTop ? d : tree[it->parent].dir;
+    Result<void> r;
+    auto gone = [&]() -> Result<bool> {
+      r = remove_child(parent, it->name);
+      return r || r.error().err != EBUSY;
+    };
+    TRYV(wait_until(gone, 2000));
+    TRYV(r);
+  }
+  return {};
+}
+
+// Thaw (a frozen task cannot die), cgroup.kill where there is one (it takes the cgroups below
+// too), then SIGKILL what is listed until every hierarchy's cgroup.procs, and those of the
+// cgroups below, are empty.
 Result<void> kill_all(const std::vector<const Dir*>& dirs, const std::string& path) {
   for (const Dir* dp : dirs) {
     const Dir& d = *dp;
@@ -476,7 +553,7 @@ Result<void> kill_all(const std::vector<const Dir*>& dirs, const std::string& pa
   auto empty_now = [&]() -> Result<bool> {
     std::vector<pid_t> all;
     for (const Dir* d : dirs) {
-      auto p = read_procs(*d);
+      auto p = procs_below(*d);
       if (!p) {
         if (p.error().err == ENOENT) continue;
         return fail(std::move(p.error()));
@@ -615,11 +692,22 @@ Result<std::vector<pid_t>> Cgroup::pids() const {
   std::optional<Error> first;
   for (const auto& h : order) {
     auto d = open_dir(h.mount, path_, h.v2);
-    if (d) return read_procs(*d);
+    if (d) return procs_below(*d);
     if (!first) first = std::move(d.error());
   }
   if (first) return fail(std::move(*first));
   return fail("cgroup " + path_ + ": no hierarchy");
+}
+
+Result<void> Cgroup::signal_all(int sig) const {
+  TRYV(check_path(path_));
+  if (sig == SIGKILL && layout_.mode == Mode::v2) {
+    const Dir* d = TRY(leaf_in(*kept_, Hierarchy{layout_.unified_mount, true, false}, path_));
+    if (d->has("cgroup.kill")) return d->write("cgroup.kill", "1");
+  }
+  for (pid_t p : TRY(pids()))
+    if (::kill(p, sig) < 0 && errno != ESRCH) return sys_error("kill pid " + std::to_string(p));
+  return {};
 }
 
 Result<void> Cgroup::destroy() const {
@@ -634,6 +722,7 @@ Result<void> Cgroup::destroy() const {
       return fail(std::move(d.error()).context("destroy cgroup"));
   }
   if (!dirs.empty()) TRYVC("destroy cgroup", kill_all(dirs, path_));
+  for (const Dir* d : dirs) TRYVC("destroy cgroup", remove_below(*d));
   dirs.clear();
   kept_->leaves.clear();  // an rmdir'd directory is never used again
   std::optional<Error> first;

@@ -67,8 +67,12 @@ class Cgroup {
   // Freeze/thaw (v1 freezer.state, v2 cgroup.freeze), waiting until it took effect.
   Result<void> freeze(bool frozen) const;
   Result<bool> is_frozen() const;
-  // Host pids in the cgroup (cgroup.procs of one hierarchy).
+  // Host pids in the cgroup and in the cgroups below it (cgroup.procs of one hierarchy).
   Result<std::vector<pid_t>> pids() const;
+  // Send `sig` to every process in the cgroup and below it (kill --all). SIGKILL on cgroup v2
+  // goes through cgroup.kill (5.14+): the kernel kills the whole subtree, nothing can fork
+  // away and no recycled pid is hit.
+  Result<void> signal_all(int sig) const;
   // SIGKILL everything inside, wait for it to go, rmdir in every hierarchy (deepest first).
   // Missing directories are not an error.
   Result<void> destroy() const;

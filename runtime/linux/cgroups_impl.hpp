@@ -1,6 +1,8 @@
 // Private pieces of the cgroup implementation, shared by cgroups*.cpp and the unit test.
 // Nothing outside runtime/linux/cgroups*.cpp and tests/unit/test_cgroups.cpp includes this.
 #pragma once
+#include <linux/bpf.h>
+
 #include <map>
 #include <optional>
 #include <algorithm>
@@ -119,8 +121,22 @@ namespace v2 {
 Result<void> memory(const Dir& d, const oci::MemoryResources& m, bool updating);
 Result<void> cpu(const Dir& d, const oci::CpuResources& c);
 Result<void> io(const Dir& d, const oci::BlockIoResources& b);
-// No eBPF device program yet: says so in the log, applies nothing.
-void devices(const std::vector<oci::DeviceRule>& rules);
+// Device rules as the v1 list means them (cgroups_v2_devices.cpp): the wildcard "a *:* rwm"
+// rule last in the list sets the default and drops what came before it; the rest, later
+// ones winning, decide each access bit (m, r, w) on its own.
+struct DeviceFilter {
+  bool default_allow = false;
+  std::vector<oci::DeviceRule> rules;  // after the last reset, in order
+};
+// Refuses a rule whose type, access or numbers the kernel could not mean (naming its path).
+Result<DeviceFilter> device_filter(const std::vector<oci::DeviceRule>& rules);
+// The decision for one request (type 'b' or 'c'; access a combination of "rwm").
+bool allows(const DeviceFilter& f, char type, int64_t major, int64_t minor, const std::string& access);
+// The BPF_PROG_TYPE_CGROUP_DEVICE program deciding as `allows` does.
+std::vector<struct bpf_insn> device_program(const DeviceFilter& f);
+// Load that program and attach it to `d` (BPF_F_ALLOW_MULTI: a parent's program still runs).
+// Nothing is attached when the rules allow everything.
+Result<void> devices(const Dir& d, const std::vector<oci::DeviceRule>& rules);
 // Refuses keys that could escape the directory or move/kill processes.
 Result<void> check_unified_key(const std::string& key);
 Result<void> unified(Dirs& dirs, const std::map<std::string, std::string>& kv);

@@ -42,10 +42,6 @@ std::optional<std::pair<std::string, uint64_t>> weight_target(const Dir& d, uint
   return std::nullopt;
 }
 
-bool is_deny_all(const oci::DeviceRule& r) {
-  return !r.allow && r.type == "a" && (!r.major || *r.major < 0) && (!r.minor || *r.minor < 0) && r.access == "rwm";
-}
-
 }  // namespace
 
 uint64_t blkio_to_io_weight(uint64_t w) {
@@ -146,21 +142,6 @@ Result<void> io(const Dir& d, const oci::BlockIoResources& b) {
     }
   for (const auto& [_, line] : lines) TRYV(d.write("io.max", line));
   return {};
-}
-
-void devices(const std::vector<oci::DeviceRule>& rules) {
-  // Without a deny there is nothing to enforce.
-  bool denies = std::any_of(rules.begin(), rules.end(), [](const auto& r) { return !r.allow; });
-  if (!denies) return;
-  bool default_shape = is_deny_all(rules.front()) &&
-                       std::all_of(rules.begin() + 1, rules.end(), [](const auto& r) { return r.allow; });
-  const std::string msg =
-      "linux.resources.devices: device cgroup rules are not enforced on cgroup v2 yet (needs an eBPF device "
-      "program)";
-  if (default_shape)
-    log::debug(msg + "; deny-all plus allow list: only the device nodes created in /dev are reachable");
-  else
-    log::warn(msg + ": " + std::to_string(rules.size()) + " rules not applied");
 }
 
 Result<void> check_unified_key(const std::string& key) {

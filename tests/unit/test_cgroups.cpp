@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <new>
@@ -768,6 +769,51 @@ BOOST_AUTO_TEST_CASE(kernel_v2_clone_into_cgroup) {
   BOOST_TEST(waitpid(pid_t(child), &status, 0) == child);
   k.children.clear();
   BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  BOOST_TEST(k.only_parent_left(*v));
+}
+
+// Cgroups a container made below its own (cgroup namespace, writable cgroupfs): pids() lists
+// their processes, signal_all and destroy kill them, destroy removes them deepest first.
+BOOST_AUTO_TEST_CASE(kernel_v2_nested_cgroups_are_the_containers) {
+  if (!can_use_kernel()) return;
+  KernelScope k;
+  auto v = view(k.layout, cg::Mode::v2);
+  if (!v) {
+    BOOST_TEST_MESSAGE("skipped: no cgroup2 hierarchy");
+    return;
+  }
+  for (bool via_signal : {true, false}) {
+    cg::Cgroup c(*v, k.parent + (via_signal ? "/sig" : "/del"));
+    BOOST_TEST_REQUIRE(c.create(nullptr).has_value());
+    std::string leaf = c.dir_for("");
+    BOOST_TEST_REQUIRE(mkdir((leaf + "/a").c_str(), 0755) == 0);
+    BOOST_TEST_REQUIRE(mkdir((leaf + "/a/b").c_str(), 0755) == 0);
+    pid_t top = fork();
+    if (top == 0)
+      for (;;) pause();
+    pid_t deep = fork();
+    if (deep == 0)
+      for (;;) pause();
+    k.children = {top, deep};
+    BOOST_TEST_REQUIRE(c.add_pid(top).has_value());
+    put(leaf + "/a/b/cgroup.procs", std::to_string(deep));
+    auto ps = c.pids();
+    BOOST_TEST_REQUIRE(ps.has_value());
+    std::vector<pid_t> got = *ps, want = {top, deep};
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    BOOST_TEST(got == want);
+    if (via_signal) BOOST_TEST_REQUIRE(c.signal_all(SIGKILL).has_value());
+    auto dr = c.destroy();
+    BOOST_TEST_REQUIRE(dr.has_value(), (dr ? "" : dr.error().what()));
+    for (pid_t p : {top, deep}) {
+      int status = 0;
+      BOOST_TEST(waitpid(p, &status, 0) == p);
+      BOOST_TEST((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+    }
+    k.children.clear();
+    BOOST_TEST(!fs::exists(leaf));
+  }
   BOOST_TEST(k.only_parent_left(*v));
 }
 
