@@ -33,6 +33,7 @@
 #include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/kms_provision.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
+#include "runtime/lifecycle/systemd_scope.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/explain.hpp"
@@ -53,6 +54,8 @@ namespace {
 struct Cleanup {
   ContainerDir* dir = nullptr;
   std::optional<cgroups::Cgroup> cgroup;  // owned: it must outlive nothing else
+  std::string unit;                       // --systemd-cgroup: the scope we started, stopped last
+  bool unit_user = false;
   pid_t pid = 0;  // our unreaped child: its pid cannot be recycled
   uint32_t uid = 0;  // a claimed ephemeral uid
   std::optional<policy::MeshHost> mesh;  // identity tmpfs and edge directories made
@@ -71,6 +74,7 @@ struct Cleanup {
       ::waitpid(pid, nullptr, 0);
     }
     if (cgroup) (void)cgroup->destroy();
+    if (!unit.empty()) (void)systemd_scope::stop(unit, unit_user);
     if (poststop && !poststop->empty()) (void)hooks::run_warn(*poststop, "poststop", stopped_state);
     if (!kms_root.empty()) (void)unprovision_kms(kms_root, id);
     if (mesh) (void)edges::unprovision(*mesh);
@@ -404,16 +408,30 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   }
 
   auto layout = TRY(cgroups::detect_layout());
+  // --systemd-cgroup: systemd makes the cgroup, as a scope unit, once init exists (below).
+  std::optional<systemd::Unit> unit;
+  bool unit_user = false;
+  if (g.systemd_cgroup) {
+    TRYV(systemd_scope::require_systemd(layout));
+    unit_user = systemd_scope::user_bus(g);
+    unit = TRY(systemd::unit_for(c.linux.cgroups_path, o.id, unit_user));
+  }
   rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, o.id, g.systemd_cgroup));
-  oci::Resources res = effective_resources(c, ext ? &*ext : nullptr, rootless(g) && (::geteuid() != 0 || !in_initial_userns()));
-  cleanup.cgroup.emplace(layout, rec.cgroup_path);
-  cgroups::Cgroup& cg = *cleanup.cgroup;
+  oci::Resources res = effective_resources(c, ext ? &*ext : nullptr,
+                                           unit_user || (rootless(g) && (::geteuid() != 0 || !in_initial_userns())));
+  // Refused here, before anything exists, if systemd could not hold them.
+  systemd::Properties unit_props;
+  if (unit) unit_props = TRY(systemd::resource_properties(res, read_file("/proc/devices").value_or("")));
+  cgroups::Cgroup cg(layout, rec.cgroup_path);
+  if (!unit) cleanup.cgroup = cg;
   bool has_cgroup = true;
   // Recorded before it exists: a runtime killed from here on leaves a state that names the
   // cgroup, so `delete --force` removes it.
   TRYV(dir.save(rec));
   fault::point("create.state-saved");
-  if (auto r = cg.create(&res); !r) {
+  if (unit) {
+    // Made with init in it, after the clone: init starts outside (no CLONE_INTO_CGROUP).
+  } else if (auto r = cg.create(&res); !r) {
     cleanup.cgroup.reset();  // create() removes what it made
     // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
     // unless the config asked for limits: those must never be dropped silently.
@@ -442,7 +460,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
 
   // clone3 straight into the cgroup on pure v2; otherwise the runtime moves init in before
   // `go` and init unshares its cgroup namespace afterwards, so its root is the container's.
-  int cgfd = has_cgroup ? TRY(cg.open_v2_dir()) : -1;
+  int cgfd = has_cgroup && !unit ? TRY(cg.open_v2_dir()) : -1;
   Fd cg_dir(cgfd);
   // Joining a user namespace: init joins it first, then unshares the rest itself.
   unsigned long flags = plan.joins_user() ? 0 : plan.new_flags;
@@ -518,7 +536,28 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
 
   if (plan.new_user())
     TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings));
-  if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
+  if (unit) {
+    // The scope, with init in it (PIDs) and the limits systemd holds as properties, then what
+    // else the config asks written to its files. Errors name the unit and the D-Bus error.
+    systemd::Properties props = systemd::scope_properties(*unit, pid_t(pid), o.id);
+    props.insert(props.end(), unit_props.begin(), unit_props.end());
+    TRYC("--systemd-cgroup", systemd_scope::start(unit->name, unit_user, props));
+    cleanup.unit = unit->name;
+    cleanup.unit_user = unit_user;
+    rec.systemd_unit = unit->name;
+    rec.systemd_user = unit_user;
+    rec.cgroup_path = TRYC("--systemd-cgroup: the cgroup of " + unit->name, systemd_scope::cgroup_of(pid_t(pid)));
+    // Limits go only where systemd put init: its own scope's directory, nothing else.
+    if (!rec.cgroup_path.ends_with("/" + unit->name))
+      return fail("--systemd-cgroup: " + unit->name + " started, but init (pid " + std::to_string(pid) +
+                  ") is in cgroup " + rec.cgroup_path + ", not the unit's");
+    cg = cgroups::Cgroup(layout, rec.cgroup_path);
+    cleanup.cgroup = cg;
+    TRYV(dir.save(rec));
+    TRYC("cgroup " + rec.cgroup_path + " (" + unit->name + ")", cg.adopt(&res));
+  } else if (!cg_dir && has_cgroup) {
+    TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
+  }
   if (!net_devices.empty()) {
     // Into init's new network namespace, or the one it joins (validate refused the host's).
     auto* net = c.find_namespace("network");

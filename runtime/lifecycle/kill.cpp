@@ -13,6 +13,7 @@
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
+#include "runtime/lifecycle/systemd_scope.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -69,7 +70,11 @@ Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
   fault::point("delete.killed");
   if (!rec.cgroup_path.empty()) {
     auto cg = cgroup_of(rec);
-    if (cg) TRYC("remove cgroup " + rec.cgroup_path, cg->destroy());
+    auto gone = cg ? cg->destroy() : Result<void>{};
+    // --systemd-cgroup: the scope goes too, whether or not its cgroup did (systemd removes it).
+    if (!rec.systemd_unit.empty())
+      TRYC("remove cgroup " + rec.cgroup_path, systemd_scope::stop(rec.systemd_unit, rec.systemd_user));
+    if (!gone) return fail(std::move(gone.error()).context("remove cgroup " + rec.cgroup_path));
   }
   fault::point("delete.cgroup-removed");
   // Parsed only when create recorded poststop hooks (or the state predates that record).
