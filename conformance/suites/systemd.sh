@@ -144,14 +144,24 @@ case_delete_removes_unit() {
   sd_create "$B" "$id"
   assert_run_ok "create"
   must_start "$id"
+  assert_eq active "$(prop "$UNIT" ActiveState)" "$UNIT before delete"
   dir=$(scope_dir "$UNIT")
-  [ -d "$dir" ] || fail "no scope cgroup $dir"
-  assert_ok sd kill "$id" KILL
-  wait_status "$id" stopped
-  assert_ok sd delete "$id"
+  assert_eq "/sys/fs/cgroup/system.slice/$UNIT" "$dir" "ControlGroup"
+  # delete --force of a running container, as a client's cleanup does: when it returns, the unit
+  # and its cgroup are gone (not later, when systemd would notice an empty scope).
+  assert_ok sd delete --force "$id"
   assert_ne active "$(prop "$UNIT" ActiveState)" "$UNIT after delete"
   assert_eq not-found "$(prop "$UNIT" LoadState)" "$UNIT LoadState after delete"
   [ ! -d "$dir" ] || fail "scope cgroup $dir left after delete"
+  # The same after the container stopped by itself (systemd may have dropped the unit first).
+  local id2=$id-b
+  sd_bundle del2 "$id2" true
+  sd_create "$B" "$id2"
+  assert_run_ok "create $id2"
+  must_start "$id2"
+  wait_status "$id2" stopped
+  assert_ok sd delete "$id2"
+  assert_eq not-found "$(prop "$UNIT" LoadState)" "$UNIT LoadState after delete"
 }
 tcase "delete removes the unit and its cgroup" case_delete_removes_unit
 
