@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(g++ cmake make pkg-config libseccomp-dev libcap-dev libyajl-dev libmnl-dev libssl-dev
       libboost-test-dev busybox-static iproute2 procps util-linux jq openssl strace tcpdump
-      uidmap runc crun)  # uidmap: rootless id maps; runc, crun: the reference runtimes of conformance/diff/diff.sh
+      uidmap runc crun libsystemd-dev)  # libsystemd-dev: sd-bus for sharness-systemd; uidmap: rootless id maps; runc, crun: the reference runtimes of conformance/diff/diff.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

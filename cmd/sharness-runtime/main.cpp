@@ -80,7 +80,7 @@ void print_help() {
       "  --log FILE           log file (default stderr)\n"
       "  --log-format FORMAT  text or json\n"
       "  --debug              debug logging\n"
-      "  --systemd-cgroup     cgroupsPath is slice:prefix:name\n"
+      "  --systemd-cgroup     systemd makes the cgroup, a scope unit (cgroupsPath is slice:prefix:name)\n"
       "  --rootless MODE      auto, true or false: whether a cgroup it may not write is only a warning\n"
       "  --policy NAME|PATH   the operator's policy: a floor every container gets\n"
       "  --config FILE        runtime config (default /etc/sharness/runtime.json)\n"

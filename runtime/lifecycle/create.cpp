@@ -32,6 +32,7 @@
 #include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
+#include "runtime/lifecycle/systemd_scope.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/explain.hpp"
@@ -280,8 +281,14 @@ struct Making {
   std::optional<policy::Extension> ext;
   ns::Plan plan;
   Record rec;
-  std::optional<cgroups::Cgroup> cgroup;  // empty: rootless without one
+  std::optional<cgroups::Cgroup> cgroup;  // empty: rootless without one, or systemd's before init
   std::vector<netdev::Device> net_devices;
+  oci::Resources res;  // what the cgroup holds: the config's limits, tightened by the policy
+  // --systemd-cgroup: the scope systemd makes with init in it, and the limits it holds as properties.
+  std::optional<systemd::Unit> unit;
+  bool unit_user = false;
+  systemd::Properties unit_props;
+  oci::Resources res;
   oci::Config& c() { return b.config; }
   const policy::Extension* x() const { return ext ? &*ext : nullptr; }
 };
@@ -304,7 +311,7 @@ Result<Making> read_inputs(const Globals& g, const CreateOptions& o, std::option
   oci::Process asked_process = b.config.process.value_or(oci::Process{});
   std::optional<oci::Resources> asked_resources = b.config.linux.resources;
   return Making{g, o, std::move(b), std::move(rc), std::move(asked_process), std::move(asked_resources), {}, {}, {},
-                {}, {}, {}};
+                {}, {}, {}, {}, {}, {}, {}, {}};
 }
 
 // What a policy cannot do for an unprivileged caller, refused before anything is made.
@@ -399,14 +406,23 @@ Result<void> make_cgroup(Making& m, const ContainerDir& dir) {
   const Globals& g = m.g;
   oci::Config& c = m.c();
   auto layout = TRY(cgroups::detect_layout());
+  // --systemd-cgroup: systemd makes the cgroup, as a scope unit, once init exists (hand_over).
+  if (g.systemd_cgroup) {
+    TRYV(systemd_scope::require_systemd(layout));
+    m.unit_user = systemd_scope::user_bus(g);
+    m.unit = TRY(systemd::unit_for(c.linux.cgroups_path, m.o.id, m.unit_user));
+  }
   m.rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, m.o.id, g.systemd_cgroup));
-  oci::Resources res = effective_resources(c, m.x(), rootless(g) && (::geteuid() != 0 || !in_initial_userns()));
-  cgroups::Cgroup& cg = m.cgroup.emplace(layout, m.rec.cgroup_path);
+  m.res = effective_resources(c, m.x(), m.unit_user || (rootless(g) && (::geteuid() != 0 || !in_initial_userns())));
+  // Refused here, before anything exists, if systemd could not hold them.
+  if (m.unit) m.unit_props = TRY(systemd::resource_properties(m.res, read_file("/proc/devices").value_or("")));
   // Recorded before it exists: a runtime killed from here on leaves a state that names the
   // cgroup, so `delete --force` removes it.
   TRYV(dir.save(m.rec));
   fault::point("create.state-saved");
-  if (auto r = cg.create(&res); !r) {
+  if (m.unit) return {};  // made with init in it, after the clone: init starts outside
+  cgroups::Cgroup& cg = m.cgroup.emplace(layout, m.rec.cgroup_path);
+  if (auto r = cg.create(&m.res); !r) {
     m.cgroup.reset();  // create() removes what it made
     const std::string path = std::exchange(m.rec.cgroup_path, {});  // nothing of ours there to undo
     // --rootless (or auto as non-root): a cgroup we may not write is a warning, as in runc,
@@ -519,13 +535,35 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   return Init{pid_t(pid), Fd(pidfd), std::move(parent_sock), bool(cg_dir)};
 }
 
+// --systemd-cgroup: the scope, with init in it (PIDs) and the limits systemd holds as
+// properties, then what else the config asks written to its files. Errors name the unit and
+// the D-Bus error. From here the state names the unit, so the teardown stops it.
+Result<void> start_scope(Making& m, const ContainerDir& dir, pid_t pid) {
+  const systemd::Unit& unit = *m.unit;
+  systemd::Properties props = systemd::scope_properties(unit, pid, m.o.id);
+  props.insert(props.end(), m.unit_props.begin(), m.unit_props.end());
+  TRYVC("--systemd-cgroup", systemd_scope::start(unit.name, m.unit_user, props));
+  m.rec.systemd_unit = unit.name;
+  m.rec.systemd_user = m.unit_user;
+  m.rec.cgroup_path = TRYC("--systemd-cgroup: the cgroup of " + unit.name, systemd_scope::cgroup_of(pid));
+  TRYV(dir.save(m.rec));
+  // Limits go only where systemd put init: its own scope's directory, nothing else.
+  if (!m.rec.cgroup_path.ends_with("/" + unit.name))
+    return fail("--systemd-cgroup: " + unit.name + " started, but init (pid " + std::to_string(pid) +
+                ") is in cgroup " + m.rec.cgroup_path + ", not the unit's");
+  cgroups::Cgroup& cg = m.cgroup.emplace(TRY(cgroups::detect_layout()), m.rec.cgroup_path);
+  TRYVC("cgroup " + m.rec.cgroup_path + " (" + unit.name + ")", cg.adopt(&m.res));
+  return {};
+}
+
 // Out here, in the host's namespaces: init's id maps, its cgroup (when clone3 could not put it
 // there), the network devices into its network namespace.
-Result<void> hand_over(Making& m, const Init& init) {
+Result<void> hand_over(Making& m, const ContainerDir& dir, const Init& init) {
   oci::Config& c = m.c();
   const pid_t pid = init.pid;
   if (m.plan.new_user()) TRYV(ns::write_id_maps(pid, c.linux.uid_mappings, c.linux.gid_mappings));
-  if (m.cgroup && !init.in_cgroup)
+  if (m.unit) TRYV(start_scope(m, dir, pid));
+  else if (m.cgroup && !init.in_cgroup)
     TRYC("cgroup " + m.rec.cgroup_path, m.cgroup->add_pid(pid));
   if (!m.net_devices.empty()) {
     // Into init's new network namespace, or the one it joins (validate refused the host's).
@@ -625,7 +663,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   Init init = TRY(clone_init(m, dir));
   undo.how.child = init.pid;
   fault::point("create.cloned");
-  TRYV(hand_over(m, init));
+  TRYV(hand_over(m, dir, init));
   TRYV(wait_ready(m, init, undo));
   TRYV(save_state(m, dir));
   TRYV(start_wall_clock(m));

@@ -13,6 +13,7 @@
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
+#include "runtime/lifecycle/systemd_scope.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -73,8 +74,12 @@ Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, 
   fault::point("delete.killed");
   if (!rec.cgroup_path.empty()) {
     auto cg = cgroup_of(rec);
-    if (cg)
-      if (auto r = cg->destroy(); !r && !go_on) return fail(std::move(r.error()).context("remove cgroup " + rec.cgroup_path));
+    auto gone = cg ? cg->destroy() : Result<void>{};
+    // --systemd-cgroup: the scope goes too, whether or not its cgroup did (systemd removes it).
+    if (!rec.systemd_unit.empty())
+      if (auto r = systemd_scope::stop(rec.systemd_unit, rec.systemd_user); !r && !go_on)
+        return fail(std::move(r.error()).context("remove cgroup " + rec.cgroup_path));
+    if (!gone && !go_on) return fail(std::move(gone.error()).context("remove cgroup " + rec.cgroup_path));
   }
   fault::point("delete.cgroup-removed");
   // delete: the saved config's, parsed only when create recorded poststop hooks (or the state

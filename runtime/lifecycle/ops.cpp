@@ -15,6 +15,7 @@
 #include "base/json.hpp"
 #include "base/log.hpp"
 #include "runtime/lifecycle/floor.hpp"
+#include "runtime/lifecycle/systemd_scope.hpp"
 #include "oci/spec13.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/linux/proc_info.hpp"
@@ -90,6 +91,12 @@ Result<void> update(const Globals& g, const std::string& id, const oci::Resource
   oci::Resources held = res;
   if (auto floor = TRY(load_floor(c.dir, c.rec))) TRYV(hold_update(*floor, held));
   auto cg = TRY(cgroup_of(c.rec));
+  // --systemd-cgroup: the unit's properties first (SetUnitProperties, until the unit goes), so
+  // systemd does not put back the old values later, then the files, as at create.
+  if (!c.rec.systemd_unit.empty()) {
+    auto props = TRYC("update container " + id, systemd::resource_properties(held));
+    if (!props.empty()) TRYVC("update container " + id, systemd_scope::set(c.rec.systemd_unit, c.rec.systemd_user, props));
+  }
   TRYVC("update container " + id, cg.update(held));
   return {};
 }
@@ -365,8 +372,9 @@ oci::Features host_features(const host::Facts& host) {
   f.mount_options = accepted_mount_options();
   f.linux.namespaces.assign(host.namespaces.begin(), host.namespaces.end());
   f.linux.capabilities = host.capabilities;
-  // Both cgroup versions (and hybrid) are implemented; systemd is not asked (no D-Bus), rdma refused.
-  f.linux.cgroup = {.v1 = true, .v2 = true, .systemd = false, .systemd_user = false, .rdma = false};
+  // Both cgroup versions (and hybrid) are implemented; systemd (and a user manager) through
+  // sharness-systemd on a v2 host; rdma refused.
+  f.linux.cgroup = {.v1 = true, .v2 = true, .systemd = true, .systemd_user = true, .rdma = false};
   f.linux.seccomp.enabled = host.seccomp && host.seccomp_detail;
   if (f.linux.seccomp.enabled) {
     const auto& s = *host.seccomp_detail;

@@ -25,6 +25,10 @@ struct Record {
   std::string created;      // RFC 3339
   std::string owner;
   std::string cgroup_path;  // relative to each hierarchy root
+  // --systemd-cgroup: the transient scope systemd made for the container (empty: none, the
+  // cgroup is ours), and whether it is the user's manager's (a rootless caller's) or the system's.
+  std::string systemd_unit;
+  bool systemd_user = false;
   std::map<std::string, std::string> annotations;
   uint32_t ephemeral_uid = 0;  // claimed for this container (0: none), released on delete
   // Created under a policy: floor.json (lifecycle/floor.hpp) holds exec and update, and

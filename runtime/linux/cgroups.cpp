@@ -655,6 +655,19 @@ Result<void> Cgroup::create(const oci::Resources* res) {
   return r;
 }
 
+Result<void> Cgroup::adopt(const oci::Resources* res) {
+  TRYV(check_path(path_));
+  if (res) TRYV(precheck(layout_, *res));
+  auto comps = TRY(components(path_));
+  for (const auto& h : hierarchies(layout_)) {
+    TRYV(leaf_in(*kept_, h, path_));
+    kept_->parents.insert_or_assign(h.mount, TRY(open_dir(h.mount, join(comps, comps.size() - 1), h.v2)));
+  }
+  if (!res) return {};
+  Dirs dirs(layout_, path_, &kept_->leaves);
+  return apply(dirs, layout_, *res, false);
+}
+
 Result<void> Cgroup::add_pid(pid_t pid) const {
   TRYV(check_path(path_));
   for (const auto& h : hierarchies(layout_)) {

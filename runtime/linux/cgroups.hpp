@@ -41,7 +41,8 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
 
 // Turn OCI cgroupsPath into a path relative to each hierarchy root, e.g. "/sharness/<id>".
 // Empty -> "/sharness/<id>". With systemd_cgroup and "slice:prefix:name", map to
-// "<slice>/<prefix>-<name>.scope" (there is no systemd here to ask).
+// "<slice>/<prefix>-<name>.scope": where the system manager puts that scope (create then reads
+// the path systemd really used from init's /proc/PID/cgroup, systemd_scope.hpp).
 // Refuses paths containing ".." components.
 // The slice expands as systemd lays it out ("a-b.slice" -> "/a.slice/a-b.slice", empty ->
 // "system.slice"); relative paths are taken from "/"; the root cgroup itself is refused.
@@ -60,6 +61,9 @@ class Cgroup {
   // mkdir -p in every hierarchy; apply resources (memory, cpu, cpuset, pids, blkio,
   // hugetlb, devices allow/deny list, net_cls/net_prio, unified). Errors name the file.
   Result<void> create(const oci::Resources* res);
+  // A cgroup another made (systemd's scope for the container, --systemd-cgroup): open and keep
+  // its directory, then write `res` to its files as create() does. Nothing is made or removed.
+  Result<void> adopt(const oci::Resources* res);
   // Move a process into the cgroup in every hierarchy.
   Result<void> add_pid(pid_t pid) const;
   // Apply a resources update (the `update` command) to an existing cgroup.

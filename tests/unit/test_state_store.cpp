@@ -66,6 +66,21 @@ BOOST_AUTO_TEST_CASE(record_hook_flags) {
   BOOST_TEST(!record_from_json(R"({"id":"c0","poststartHooks":"no"})", "state.json"));
 }
 
+BOOST_AUTO_TEST_CASE(record_systemd_unit) {
+  Record r;
+  r.id = "c2";
+  auto back = record_from_json(record_to_json(r), "state.json");
+  BOOST_REQUIRE(back);
+  BOOST_TEST(back->systemd_unit.empty());  // the cgroupfs driver: no unit to stop on delete
+  BOOST_TEST(record_to_json(r).find("systemdUnit") == std::string::npos);
+  r.systemd_unit = "sharness-c2.scope";
+  r.systemd_user = true;
+  back = record_from_json(record_to_json(r), "state.json");
+  BOOST_REQUIRE(back);
+  BOOST_TEST(back->systemd_unit == "sharness-c2.scope");
+  BOOST_TEST(back->systemd_user);
+}
+
 BOOST_AUTO_TEST_CASE(store_create_open_remove) {
   std::string root = std::filesystem::temp_directory_path() / ("sharness-unit-store-" + std::to_string(getpid()));
   Store s(root + "/deep/root");
