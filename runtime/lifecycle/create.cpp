@@ -578,7 +578,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   Created out;
   out.launched.pid = rec.pid;
   out.launched.pidfd = std::move(pidfd_owner);
-  out.poststart = std::move(c.hooks.poststart);
+  out.poststart = poststart_of(c);
   out.rec = std::move(rec);
   out.dir = std::move(dir);
   return out;

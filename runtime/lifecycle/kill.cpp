@@ -33,15 +33,14 @@ Result<cgroups::Cgroup> cgroup_of(const Record& r) {
   return cgroups::Cgroup(layout, r.cgroup_path);
 }
 
-// Kill init and wait (bounded) until it is gone.
-void kill_and_wait(const Record& r) {
+}  // namespace
+
+void stop_init(const Record& r) {
   Fd fd = init_pidfd(r);
   if (!fd) return;
   ::syscall(SYS_pidfd_send_signal, fd.get(), SIGKILL, nullptr, 0);
   proc::exits_within(fd.get(), std::chrono::seconds(5));
 }
-
-}  // namespace
 
 Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   Store store(g.root);
@@ -65,7 +64,7 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
 
 Result<void> destroy_locked(ContainerDir& dir, const Record& rec) {
   fault::point("delete.locked");
-  kill_and_wait(rec);
+  stop_init(rec);
   fault::point("delete.killed");
   if (!rec.cgroup_path.empty()) {
     auto cg = cgroup_of(rec);
