@@ -474,6 +474,10 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   ctx.state_dir_fd = dir.fd();
   ctx.host_fds = has_cgroup ? cg.kept_fds() : cgroups::kept_root_fds();
   if (cg_dir) ctx.host_fds.push_back(cg_dir.get());
+  // v1 hierarchies: init joins them itself, without an RCU grace period (cgroups.hpp).
+  std::vector<cgroups::TasksFile> cgroup_tasks;
+  if (!cg_dir && has_cgroup) cgroup_tasks = TRY(cg.open_v1_tasks());
+  ctx.cgroup_tasks = &cgroup_tasks;
   ctx.filters = &filters;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
   std::vector<exec_allowlist::Hashed> pin_hashes;
@@ -518,7 +522,8 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
 
   if (plan.new_user())
     TRYV(ns::write_id_maps(pid_t(pid), c.linux.uid_mappings, c.linux.gid_mappings));
-  if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid)));
+  cgroup_tasks.clear();
+  if (!cg_dir && has_cgroup) TRYC("cgroup " + rec.cgroup_path, cg.add_pid(pid_t(pid), /*except_v1=*/true));
   if (!net_devices.empty()) {
     // Into init's new network namespace, or the one it joins (validate refused the host's).
     auto* net = c.find_namespace("network");
