@@ -298,7 +298,7 @@ case_failing_poststop_next_runs() {
 # The remaining poststart hooks do not run; delete runs the poststop hooks and removes it all.
 case_failing_poststart_1_3_stops() {
   known_fail runc crun   # runc 1.1.5 runs poststart hooks at create and fails create instead;
-                         # crun 1.8.1 refuses ociVersion 1.3; crun 1.21 warns and goes on
+                         # crun 1.8.1 refuses ociVersion 1.3; crun 1.21 predates crun#1944 (warns)
   local id out
   HOOK_OCI=1.3.0 hook_bundle b sleep 1000
   add_hook "$B" poststart 3
@@ -323,7 +323,7 @@ case_failing_poststart_1_3_stops() {
 
 # The same through `run`: it fails, and the container is destroyed (poststop hooks included).
 case_failing_poststart_1_3_run() {
-  known_fail crun   # crun 1.8.1 refuses ociVersion 1.3; crun 1.21 warns and runs the program
+  known_fail crun   # crun 1.8.1 refuses ociVersion 1.3; crun 1.21 predates crun#1944 (warns)
   local id
   HOOK_OCI=1.3.0 hook_bundle b sleep 3
   add_hook "$B" poststart 3
