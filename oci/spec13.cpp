@@ -31,6 +31,16 @@ std::optional<int> memory_policy_flag(std::string_view name) { return lookup(kMe
 std::vector<std::string> memory_policy_mode_names() { return names(kMemoryPolicyModes); }
 std::vector<std::string> memory_policy_flag_names() { return names(kMemoryPolicyFlags); }
 
+bool poststart_failure_is_error(std::string_view v) {
+  // "1.M.P[-pre][+build]": 1.3 and every later minor (validation refuses what it does not know).
+  if (!v.starts_with("1.")) return false;
+  v.remove_prefix(2);
+  unsigned minor = 0;
+  size_t i = 0;
+  for (; i < v.size() && v[i] >= '0' && v[i] <= '9' && minor < 1000; ++i) minor = minor * 10 + unsigned(v[i] - '0');
+  return i > 0 && minor >= 3;
+}
+
 std::optional<std::string> interface_name_problem(std::string_view name, bool template_ok) {
   if (name.empty()) return "is empty";
   if (name.size() > 15) return "is longer than 15 bytes (IFNAMSIZ)";

@@ -35,6 +35,11 @@ std::vector<std::string> memory_policy_flag_names();
 // "." or ".."), or nullopt. `template_ok`: one "%d" lets the kernel pick the number.
 std::optional<std::string> interface_name_problem(std::string_view name, bool template_ok);
 
+// Whether a failing poststart hook is an error for a config of this `ociVersion` (already
+// validated: 1.0.x to 1.3.x). runtime-spec 1.3 (runtime-spec#1262): the runtime MUST generate
+// an error and stop the container. 1.0.2 to 1.2: it MUST log a warning and go on.
+bool poststart_failure_is_error(std::string_view oci_version);
+
 // process.execCPUAffinity: both lists well formed; errors name `path`.initial / `path`.final.
 Result<void> check_exec_cpu_affinity(const ExecCpuAffinity& a, const std::string& path);
 

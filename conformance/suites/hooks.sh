@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Hooks: all six kinds run, in order, each with the state JSON on stdin; args and env reach the
 # hook; a failing prestart/createRuntime/createContainer hook fails create and leaves nothing
-# behind; a timeout is honoured; a failing poststop hook does not block delete.
+# behind; a timeout is honoured; a failing poststop hook does not block delete; a failing
+# poststart hook warns for a config of runtime-spec 1.0.2 to 1.2 and, for 1.3 (runtime-spec#1262),
+# fails start (or run) and stops the container.
 . "$(dirname "$0")/../lib.sh"
 
 # The hook dir H is a host dir bind-mounted at the same absolute path in the container, so one
@@ -35,6 +37,9 @@ SH
   chmod 0755 "$H/hook.sh"
   new_bundle "$name" "$@" >/dev/null
   cfg "$B" '.mounts += [{"destination": $h, "type": "bind", "source": $h, "options": ["rbind", "rw"]}]' --arg h "$H"
+  # HOOK_OCI=VERSION: the config's ociVersion (make-bundle.sh writes 1.0.2); the hook-failure
+  # rules changed in runtime-spec 1.3.
+  [ -z "${HOOK_OCI:-}" ] || cfg "$B" --arg v "$HOOK_OCI" '.ociVersion = $v'
 }
 
 # add_hook BUNDLE KIND [EXIT_CODE [SLEEP [TIMEOUT [child]]]]: append hook.sh as a KIND hook.
@@ -288,6 +293,49 @@ case_failing_poststop_next_runs() {
   failing_then_next poststop
 }
 
+# runtime-spec 1.3 (runtime-spec#1262): "If any poststart hook fails, the runtime MUST generate an
+# error, stop the container, and continue the lifecycle at step 12" (its destruction, at delete).
+# The remaining poststart hooks do not run; delete runs the poststop hooks and removes it all.
+case_failing_poststart_1_3_stops() {
+  known_fail runc crun   # runc 1.1.5 runs poststart hooks at create and fails create instead;
+                         # crun 1.8.1 refuses ociVersion 1.3; crun 1.21 predates crun#1944 (warns)
+  local id out
+  HOOK_OCI=1.3.0 hook_bundle b sleep 1000
+  add_hook "$B" poststart 3
+  add_hook "$B" poststart 0
+  add_hook "$B" poststop 0
+  id=$(newid hps13)
+  must_create "$B" "$id"
+  _run_cmd rt start "$id"
+  out=$CMD_OUT
+  echo "start: exit $CMD_RC: $out"
+  [ "$CMD_RC" != 0 ] || fail "start exited 0 though the 1.3 config's poststart hook exited 3"
+  wait_status "$id" stopped 2
+  assert_eq poststart "$(order)" "hooks run by start (the second poststart hook must not run)"
+  assert_ok rt delete "$id"
+  assert_eq "poststart poststop" "$(order)" "hooks run by start and delete"
+  assert_nothing_left "$id"
+  if [ "$OURS" = 1 ]; then
+    assert_contains "$out" "poststart hook" "the error names the hook"
+    assert_contains "$out" "runtime-spec 1.3" "the error names the rule"
+  fi
+}
+
+# The same through `run`: it fails, and the container is destroyed (poststop hooks included).
+case_failing_poststart_1_3_run() {
+  known_fail crun   # crun 1.8.1 refuses ociVersion 1.3; crun 1.21 predates crun#1944 (warns)
+  local id
+  HOOK_OCI=1.3.0 hook_bundle b sleep 3
+  add_hook "$B" poststart 3
+  add_hook "$B" poststop 0
+  id=$(newid hpsrun)
+  run_in "$B" "$id"
+  echo "run: exit $RC: $ERR"
+  [ "$RC" != 0 ] || fail "run exited 0 though the 1.3 config's poststart hook exited 3"
+  assert_eq "poststart poststop" "$(order)" "hooks run"
+  assert_nothing_left "$id"
+}
+
 case_failing_poststart_warns() {
   known_fail runc   # runc 1.1 tears the container down and fails start instead of warning
   local id
@@ -316,4 +364,17 @@ tcase "a failing poststop hook does not block delete" case_failing_poststop_igno
 tcase "a failing poststart hook only warns (runtime-spec)" case_failing_poststart_warns
 tcase "a failing poststart hook: a warning, the next one runs, start succeeds" case_failing_poststart_next_runs
 tcase "a failing poststop hook: a warning, the next one runs, delete succeeds" case_failing_poststop_next_runs
+# The version gate: 1.2 is the last with the warning; 1.3 keeps every other hook's rule.
+case_1_2_failing_poststart_next_runs() { HOOK_OCI=1.2.0 case_failing_poststart_next_runs; }
+case_1_3_failing_create_runtime() { known_fail crun; HOOK_OCI=1.3.0 failing_create_hook createRuntime; }
+case_1_3_failing_create_container() { known_fail crun; HOOK_OCI=1.3.0 failing_create_hook createContainer; }
+case_1_3_failing_start_container() { known_fail crun; HOOK_OCI=1.3.0 case_failing_start_container; }
+case_1_3_failing_poststop_next_runs() { known_fail crun; HOOK_OCI=1.3.0 case_failing_poststop_next_runs; }
+tcase "ociVersion 1.2.0: a failing poststart hook warns, the next one runs, start succeeds" case_1_2_failing_poststart_next_runs
+tcase "ociVersion 1.3.0: a failing poststart hook fails start and stops the container" case_failing_poststart_1_3_stops
+tcase "ociVersion 1.3.0: a failing poststart hook fails run, nothing left" case_failing_poststart_1_3_run
+tcase "ociVersion 1.3.0: a failing createRuntime hook fails create, nothing left" case_1_3_failing_create_runtime
+tcase "ociVersion 1.3.0: a failing createContainer hook fails create, nothing left" case_1_3_failing_create_container
+tcase "ociVersion 1.3.0: a failing startContainer hook: the program never runs" case_1_3_failing_start_container
+tcase "ociVersion 1.3.0: a failing poststop hook: a warning, the next one runs, delete succeeds" case_1_3_failing_poststop_next_runs
 finish

@@ -284,6 +284,9 @@ struct Making {
   std::optional<cgroups::Cgroup> cgroup;  // empty: rootless without one, or systemd's before init
   std::vector<netdev::Device> net_devices;
   oci::Resources res;  // what the cgroup holds: the config's limits, tightened by the policy
+  // v1: the container's `tasks` files, which init writes itself (cgroups.hpp says why); closed
+  // here once it is cloned.
+  std::vector<cgroups::TasksFile> v1_tasks;
   // --systemd-cgroup: the scope systemd makes with init in it, and the limits it holds as properties.
   std::optional<systemd::Unit> unit;
   bool unit_user = false;
@@ -311,7 +314,7 @@ Result<Making> read_inputs(const Globals& g, const CreateOptions& o, std::option
   oci::Process asked_process = b.config.process.value_or(oci::Process{});
   std::optional<oci::Resources> asked_resources = b.config.linux.resources;
   return Making{g, o, std::move(b), std::move(rc), std::move(asked_process), std::move(asked_resources), {}, {}, {},
-                {}, {}, {}, {}, {}, {}, {}, {}};
+                {}, {}, {}, {}, {}, {}, {}, {}, {}};
 }
 
 // What a policy cannot do for an unprivileged caller, refused before anything is made.
@@ -496,6 +499,9 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   ctx.state_dir_fd = dir.fd();
   ctx.host_fds = m.cgroup ? m.cgroup->kept_fds() : cgroups::kept_root_fds();
   if (cg_dir) ctx.host_fds.push_back(cg_dir.get());
+  // v1 hierarchies: init joins them itself, without an RCU grace period (cgroups.hpp).
+  if (!cg_dir && m.cgroup) m.v1_tasks = TRY(m.cgroup->open_v1_tasks());
+  ctx.cgroup_tasks = &m.v1_tasks;
   ctx.filters = &filters;
   if (ext && ext->landlock) ctx.policy_landlock = &*ext->landlock;
   std::vector<exec_allowlist::Hashed> pin_hashes;
@@ -563,8 +569,9 @@ Result<void> hand_over(Making& m, const ContainerDir& dir, const Init& init) {
   const pid_t pid = init.pid;
   if (m.plan.new_user()) TRYV(ns::write_id_maps(pid, c.linux.uid_mappings, c.linux.gid_mappings));
   if (m.unit) TRYV(start_scope(m, dir, pid));
-  else if (m.cgroup && !init.in_cgroup)
-    TRYC("cgroup " + m.rec.cgroup_path, m.cgroup->add_pid(pid));
+  m.v1_tasks.clear();  // init joined its v1 cgroups itself, through these
+  if (!m.unit && m.cgroup && !init.in_cgroup)
+    TRYVC("cgroup " + m.rec.cgroup_path, m.cgroup->add_pid(pid, /*except_v1=*/true));
   if (!m.net_devices.empty()) {
     // Into init's new network namespace, or the one it joins (validate refused the host's).
     auto* net = c.find_namespace("network");
@@ -671,7 +678,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   Created out;
   out.launched.pid = m.rec.pid;
   out.launched.pidfd = std::move(init.pidfd);
-  out.poststart = std::move(m.c().hooks.poststart);
+  out.poststart = poststart_of(m.c());
   out.rec = std::move(m.rec);
   out.dir = std::move(dir);
   return out;

@@ -79,10 +79,15 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
 // The child: join, set up, launch. Errors go back over `sock`; success closes it (CLOEXEC).
 [[noreturn]] void exec_child(const Joined& j, const oci::Config& c, const oci::Process& p, const ExecOptions& o,
                              const std::optional<policy::Extension>& ext, const std::vector<seccomp::Filter>& filters,
-                             int sock, int console) {
+                             const std::vector<cgroups::TasksFile>& cgroup_tasks, int sock, int console) {
   auto run = [&]() -> Result<void> {
     ::prctl(PR_SET_DUMPABLE, 0);  // nothing inside may reach our memory or /proc/<pid>/exe
     TRY(sync::expect(sock, sync::Msg::go, "runtime"));
+    // The container's v1 cgroups, joined by this (single-threaded) process itself: no RCU
+    // grace period (cgroups.hpp). Into a paused container it freezes here, until `resume`.
+    auto joined = cgroups::join_self(cgroup_tasks);
+    for (const auto& t : cgroup_tasks) ::close(t.fd.get());
+    TRYV(joined);
     for (auto& n : j.joins)
       if (n.flag != CLONE_NEWPID && n.flag != CLONE_NEWTIME && ::setns(n.fd.get(), n.flag) < 0)
         return sys_error("join namespace " + n.path);
@@ -208,6 +213,8 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   // A rootless container made without a cgroup (create's warning) has none to join.
   bool has_cgroup = !rec.cgroup_path.empty();
   Fd cg_dir(has_cgroup ? TRY(cg.open_v2_dir()) : -1);
+  std::vector<cgroups::TasksFile> cgroup_tasks;
+  if (!cg_dir && has_cgroup) cgroup_tasks = TRY(cg.open_v1_tasks());
   // execCPUAffinity.initial: the runtime's part, up to joining the cgroup, runs there (the
   // child inherits it; joining a cpuset may change it, and launch() sets the final one).
   if (p.exec_cpu_affinity && p.exec_cpu_affinity->initial)
@@ -228,8 +235,9 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     for (int fd : cg.kept_fds()) ::close(fd);  // no host cgroup directory in the container
     if (cg_dir) ::close(cg_dir.get());
     parent_sock.reset();
-    exec_child(j, c, p, o, ext, filters, child_sock.get(), console.get());
+    exec_child(j, c, p, o, ext, filters, cgroup_tasks, child_sock.get(), console.get());
   }
+  cgroup_tasks.clear();
   Launched l;
   l.pid = pid_t(pid);
   l.pidfd = Fd(child_pidfd);
@@ -241,7 +249,7 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
     return fail(std::move(e));
   };
   if (!cg_dir && has_cgroup)
-    if (auto r = cg.add_pid(l.pid); !r) return abort_child(std::move(r.error()).context("cgroup " + cgpath));
+    if (auto r = cg.add_pid(l.pid, /*except_v1=*/true); !r) return abort_child(std::move(r.error()).context("cgroup " + cgpath));
   if (auto r = sync::send(parent_sock.get(), sync::Msg::go); !r) return abort_child(r.error());
   auto m = sync::recv(parent_sock.get());
   if (!m) return abort_child(m.error());

@@ -117,6 +117,13 @@ Result<Prepared> setup(const InitContext& ctx) {
   const oci::Config& c = *ctx.config;
   const oci::Process& p = *c.process;
   std::string state_json = TRY(sync::expect(ctx.sync_fd, sync::Msg::go, "runtime")).payload;
+  // Into the container's v1 cgroups before anything else (a process, a namespace, a hook);
+  // after `go`, so that the runtime is there to read an error.
+  if (ctx.cgroup_tasks) {
+    auto joined = cgroups::join_self(*ctx.cgroup_tasks);
+    for (const auto& t : *ctx.cgroup_tasks) ::close(t.fd.get());
+    if (!joined) return std::unexpected(std::move(joined.error()));
+  }
   // Never dumpable from here (no /proc/<pid>/exe or memory access from the container to a process
   // that still holds runtime state), but only now: until `go` the runtime writes our uid_map and
   // gid_map, and for an unprivileged runtime (and newuidmap, which checks the owner of

@@ -11,6 +11,7 @@
 #include "oci/config.hpp"
 #include "oci/landlock.hpp"
 #include "spec-mapping/policy.hpp"
+#include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/netdev.hpp"
@@ -34,6 +35,9 @@ struct InitContext {
   // Host directories the runtime keeps open (cgroup roots and the container's cgroup dirs):
   // closed first thing, so no container-controlled path can reach them (CVE-2024-21626).
   std::vector<int> host_fds;
+  // The v1 cgroup `tasks` files init writes "0" to first thing, joining the container's cgroup
+  // itself (cgroups::Cgroup::open_v1_tasks says why); then closes them.
+  const std::vector<cgroups::TasksFile>* cgroup_tasks = nullptr;
   const std::vector<seccomp::Filter>* filters = nullptr;  // compiled by the runtime: the config's, a policy's
   const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist

@@ -11,17 +11,24 @@
 namespace sh::lifecycle {
 
 Result<oci::Config> load_saved_config(const ContainerDir& dir);
+// A config's poststart hooks and what their failure means: a warning (runtime-spec 1.0.2 to
+// 1.2), or an error that stops the container (`fatal`: an ociVersion of 1.3 or later).
+struct Poststart {
+  std::vector<oci::Hook> hooks;
+  bool fatal = false;
+};
+Poststart poststart_of(oci::Config& c);  // moves the hooks out of c
 // start with the container's dir already locked (run uses it right after create). run passes
 // the poststart hooks of the config it has in memory; without them the saved config is read
 // if the record says it has poststart hooks.
-Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci::Hook>* poststart = nullptr);
+Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart = nullptr);
 // create, for run: the bundle it already loaded (or none), and what start needs afterwards:
 // the container's dir still locked, its record, the config's poststart hooks.
 struct Created {
   Launched launched;
   ContainerDir dir;
   Record rec;
-  std::vector<oci::Hook> poststart;
+  Poststart poststart;
 };
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded);
 // The one undo of a container, for `delete` and for a create that failed, in this order:
@@ -36,6 +43,8 @@ struct Teardown {
   const std::vector<oci::Hook>* poststop = nullptr;
 };
 Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, const Teardown& how);
+// SIGKILL the container's init and wait (at most 5 s) until it is gone.
+void stop_init(const Record& rec);
 // Write a pid file atomically (temp file + rename).
 Result<void> write_pid_file(const std::string& path, pid_t pid);
 // A wait status as a shell reports it: the exit code, or 128+signal when killed.

@@ -34,15 +34,14 @@ Result<cgroups::Cgroup> cgroup_of(const Record& r) {
   return cgroups::Cgroup(layout, r.cgroup_path);
 }
 
-// Kill init and wait (bounded) until it is gone.
-void kill_and_wait(const Record& r) {
+}  // namespace
+
+void stop_init(const Record& r) {
   Fd fd = init_pidfd(r);
   if (!fd) return;
   ::syscall(SYS_pidfd_send_signal, fd.get(), SIGKILL, nullptr, 0);
   proc::exits_within(fd.get(), std::chrono::seconds(5));
 }
-
-}  // namespace
 
 Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   Store store(g.root);
@@ -66,7 +65,7 @@ Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, 
   const bool go_on = how.create_failed;
   fault::point("delete.locked");
   if (!how.create_failed) {
-    kill_and_wait(rec);
+    stop_init(rec);
   } else if (how.child > 0) {
     ::kill(how.child, SIGKILL);
     ::waitpid(how.child, nullptr, 0);

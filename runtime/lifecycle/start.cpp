@@ -9,6 +9,7 @@
 #include "base/fault.hpp"
 #include "base/file.hpp"
 #include "hooks/hooks.hpp"
+#include "oci/spec13.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/sync.hpp"
@@ -44,7 +45,7 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
 
 }  // namespace
 
-Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci::Hook>* poststart) {
+Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart) {
   Status s = status_of(rec);
   if (s != Status::created)
     return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
@@ -64,18 +65,30 @@ Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci:
   fault::point("start.saved");
   // run hands over the hooks of the config it parsed; a `start` parses the saved config only
   // when create recorded that it has poststart hooks (or the state predates that record).
-  std::optional<oci::Config> cfg;
+  std::optional<Poststart> saved;
   if (!poststart && rec.poststart_hooks) {
-    if (auto c = load_saved_config(dir)) {
-      cfg = std::move(*c);
-      poststart = &cfg->hooks.poststart;
-    }
+    if (auto c = load_saved_config(dir)) poststart = &saved.emplace(poststart_of(*c));
   }
-  if (poststart && !poststart->empty()) {
-    // A failing poststart hook is a warning and the next ones still run: the container is already running.
-    (void)hooks::run_warn(*poststart, "poststart", oci::hook_state_json(to_state(rec, Status::running)));
+  if (!poststart || poststart->hooks.empty()) return {};
+  std::string state = oci::hook_state_json(to_state(rec, Status::running));
+  if (!poststart->fatal) {
+    // runtime-spec 1.0.2 to 1.2: a failing poststart hook is a warning and the next ones still
+    // run; the container is already running.
+    (void)hooks::run_warn(poststart->hooks, "poststart", state);
+    return {};
   }
-  return {};
+  // runtime-spec 1.3: the first failure is an error, the container is stopped, and the lifecycle
+  // goes on at its destruction (`delete`, which runs the poststop hooks; `run` deletes it itself).
+  auto r = hooks::run(poststart->hooks, "poststart", state);
+  if (r) return {};
+  stop_init(rec);
+  return fail(std::move(r.error())
+                  .context("start container " + rec.id + " (ociVersion 1.3 or later: a failing poststart hook is an "
+                           "error, runtime-spec 1.3; the container was stopped)"));
+}
+
+Poststart poststart_of(oci::Config& c) {
+  return {std::move(c.hooks.poststart), oci::poststart_failure_is_error(c.oci_version)};
 }
 
 Result<void> start(const Globals& g, const std::string& id) {

@@ -668,12 +668,33 @@ Result<void> Cgroup::adopt(const oci::Resources* res) {
   return apply(dirs, layout_, *res, false);
 }
 
-Result<void> Cgroup::add_pid(pid_t pid) const {
+Result<void> Cgroup::add_pid(pid_t pid, bool except_v1) const {
   TRYV(check_path(path_));
   for (const auto& h : hierarchies(layout_)) {
+    if (except_v1 && !h.v2) continue;
     const Dir* d = TRY(leaf_in(*kept_, h, path_));
     TRYV(d->write("cgroup.procs", std::to_string(pid)));
   }
+  return {};
+}
+
+Result<std::vector<TasksFile>> Cgroup::open_v1_tasks() const {
+  TRYV(check_path(path_));
+  std::vector<TasksFile> out;
+  for (const auto& h : hierarchies(layout_)) {
+    if (h.v2) continue;
+    const Dir* d = TRY(leaf_in(*kept_, h, path_));
+    std::string p = d->file_path("tasks");
+    int fd = ::openat(d->fd.get(), "tasks", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return sys_error("open " + p);
+    out.push_back(TasksFile{std::move(p), Fd(fd)});
+  }
+  return out;
+}
+
+Result<void> join_self(const std::vector<TasksFile>& files) {
+  for (const auto& f : files)
+    if (::write(f.fd.get(), "0", 1) != 1) return sys_error("join cgroup: write 0 to " + f.path);
   return {};
 }
 
@@ -725,7 +746,22 @@ Result<void> Cgroup::signal_all(int sig) const {
 
 Result<void> Cgroup::destroy() const {
   TRYV(check_path(path_));
-  auto hs = hierarchies(layout_);
+  std::string name = TRY(components(path_)).back();
+  // Mostly the container is gone already (init exited, and its pid namespace with it): the
+  // kernel's own check removes an empty directory at once (rmdir is EBUSY while a process or
+  // a child cgroup is in it), without opening it or reading its cgroup.procs. A hierarchy
+  // where that fails gets the whole treatment below: thaw, kill, wait, rmdir.
+  std::vector<Hierarchy> hs;
+  for (auto& h : hierarchies(layout_)) {
+    auto p = kept_->parents.find(h.mount);
+    auto r = p == kept_->parents.end() ? remove_dir(h.mount, path_, h.v2) : remove_child(p->second, name);
+    if (r) {
+      kept_->leaves.erase(h.mount);
+      kept_->parents.erase(h.mount);
+    } else {
+      hs.push_back(std::move(h));
+    }
+  }
   std::vector<const Dir*> dirs;
   for (const auto& h : hs) {
     auto d = leaf_in(*kept_, h, path_);

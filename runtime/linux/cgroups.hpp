@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/fd.hpp"
 #include "oci/config.hpp"
 
 namespace sh::cgroups {
@@ -49,6 +50,15 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
 Result<std::string> resolve_path(const std::optional<std::string>& cgroups_path, const std::string& id,
                                  bool systemd_cgroup);
 
+// A v1 hierarchy's `tasks` file, open for writing (Cgroup::open_v1_tasks).
+struct TasksFile {
+  std::string path;  // for messages
+  Fd fd;
+};
+// Move the calling thread into each file's cgroup ("0" to each `tasks`). Only for a
+// single-threaded process, which it moves whole.
+Result<void> join_self(const std::vector<TasksFile>& files);
+
 // The container's cgroup. Persisted in the state as (mode, relative path).
 class Cgroup {
  public:
@@ -64,8 +74,17 @@ class Cgroup {
   // A cgroup another made (systemd's scope for the container, --systemd-cgroup): open and keep
   // its directory, then write `res` to its files as create() does. Nothing is made or removed.
   Result<void> adopt(const oci::Resources* res);
-  // Move a process into the cgroup in every hierarchy.
-  Result<void> add_pid(pid_t pid) const;
+  // Move a process into the cgroup in every hierarchy; with `except_v1`, only the v2 one (a
+  // child that joined the v1 hierarchies itself, through open_v1_tasks()).
+  Result<void> add_pid(pid_t pid, bool except_v1 = false) const;
+  // The `tasks` file of the container's directory in each v1 hierarchy (none on pure v2),
+  // opened O_WRONLY|O_CLOEXEC, for a newly cloned child to join itself with join_self().
+  // Why: a write of a pid to cgroup.procs takes the write side of the kernel's
+  // cgroup_threadgroup_rwsem, which waits for an RCU grace period (7-32 ms on this 2-CPU host
+  // under load, measured with strace -T); a thread moving itself ("0" to `tasks`) skips that
+  // lock (kernel cgroup_procs_write_start: single thread, pid 0), 0.05 ms. For a
+  // single-threaded process (init right after clone3) moving its only thread is moving it.
+  Result<std::vector<TasksFile>> open_v1_tasks() const;
   // Apply a resources update (the `update` command) to an existing cgroup.
   Result<void> update(const oci::Resources& res) const;
   // Freeze/thaw (v1 freezer.state, v2 cgroup.freeze), waiting until it took effect.

@@ -157,3 +157,12 @@ BOOST_AUTO_TEST_CASE(memory_policy_names) {
   BOOST_TEST(memory_policy_mode_names().size() == 7u);
   BOOST_TEST(memory_policy_flag_names().size() == 3u);
 }
+
+// runtime-spec 1.3 makes a failing poststart hook an error; 1.0.2 to 1.2 said a warning.
+BOOST_AUTO_TEST_CASE(poststart_failure_rule_by_version) {
+  for (const char* v : {"1.0.0", "1.0.2", "1.1.0", "1.2.0", "1.2.1", "1.2.9-dev", "1.2.0+build.3"})
+    BOOST_TEST(!poststart_failure_is_error(v), v);
+  for (const char* v : {"1.3.0", "1.3.1", "1.3.0-rc.1", "1.3.2+dev", "1.4.0", "1.10.0"})
+    BOOST_TEST(poststart_failure_is_error(v), v);
+  for (const char* v : {"", "1.", "1.x", "0.3.0", "2.0.0", "13.0.0"}) BOOST_TEST(!poststart_failure_is_error(v), v);
+}
