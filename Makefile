@@ -4,7 +4,7 @@ PREFIX   ?= /usr/local
 JOBS     ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build test unit conformance test-clients demo install clean
+.PHONY: all deps build test unit conformance test-clients test-vm demo install clean
 
 all: build
 
@@ -31,6 +31,12 @@ conformance: build
 # client, starts private daemons and stops them by pid. `make test` runs them too.
 test-clients: build
 	ctest --test-dir $(BUILD) --output-on-failure -L '^clients$$'
+
+# The guest suites (docs/vm.md): Debian 13 (systemd, pure cgroup v2, AppArmor) and Debian 12 (kernel
+# 6.1) under qemu, images built on first use and cached in /var/cache/sharness-vm. `make test` runs
+# them too (CTest label vm).
+test-vm: build
+	ctest --test-dir $(BUILD) --output-on-failure -L '^vm$$'
 
 demo: build
 	@scripts/demo.sh $(BUILD)/sharness-runtime

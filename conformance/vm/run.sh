@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# run.sh GUEST: boot the guest once (scripts/vm.sh, building its image if the cache has none) and
+# run every case of conformance/vm/GUEST.list inside it against the host's built binary, shared
+# into the guest with the source tree. Prints the guest's TAP; exit 1 if any case failed, and a
+# failure (never a skip) when qemu or the image cannot be had. CTest: vm.GUEST (vm.cmake).
+set -uo pipefail
+guest=${1:?usage: run.sh GUEST}
+: "${SHARNESS_RUNTIME:?set SHARNESS_RUNTIME to the runtime binary under test}"
+src=${SHARNESS_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+list=$src/conformance/vm/$guest.list
+[ -f "$list" ] || { echo "FAIL: no case list $list" >&2; exit 1; }
+rt=$(readlink -f "$SHARNESS_RUNTIME")
+[ -x "$rt" ] || { echo "FAIL: runtime not executable: $SHARNESS_RUNTIME" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "FAIL: the guests are built and booted as root (uid $(id -u)): nothing was tested" >&2; exit 1; }
+"$src/scripts/install-deps.sh" --vm || { echo "FAIL: cannot install qemu and mmdebstrap (scripts/install-deps.sh --vm)" >&2; exit 1; }
+shares=(--share "$src")
+rtdir=$(dirname "$rt")
+case $rtdir/ in "$src"/*) ;; *) shares+=(--share "$rtdir") ;; esac
+cr=${CONSOLE_RECEIVER:-$rtdir/console-receiver}
+cr=$(readlink -f "$cr" 2>/dev/null || echo "$cr")
+case $(dirname "$cr")/ in "$src"/*|"$rtdir"/*) ;; *) [ -d "$(dirname "$cr")" ] && shares+=(--share "$(dirname "$cr")") ;; esac
+"$src/scripts/vm.sh" run --guest "$guest" "${shares[@]}" --timeout "${SHARNESS_VM_TIMEOUT:-2400}" -- \
+  env SHARNESS_RUNTIME="$rt" SHARNESS_SOURCE_DIR="$src" CONSOLE_RECEIVER="$cr" \
+  SHARNESS_VERBOSE="${SHARNESS_VERBOSE:-0}" SHARNESS_CASE_TIMEOUT="${SHARNESS_VM_CASE_TIMEOUT:-300}" \
+  SHARNESS_RT_TIMEOUT="${SHARNESS_VM_RT_TIMEOUT:-120}" \
+  bash "$src/conformance/vm/guest-cases.sh" "$guest" "$list"
+rc=$?
+case $rc in
+  0) exit 0 ;;
+  124) echo "FAIL: the $guest guest timed out" >&2 ;;
+  125) echo "FAIL: the $guest guest could not run its cases (see above)" >&2 ;;
+  *) echo "FAIL: cases failed in the $guest guest" >&2 ;;
+esac
+exit 1
