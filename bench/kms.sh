@@ -19,6 +19,11 @@ tmp=$(mktemp -d /tmp/sharness-kms-bench.XXXXXX)
 cfg=$tmp/kms.json
 cleanup() {
   "$build/sharness-kms" stop --config "$cfg" >/dev/null 2>&1 || true
+  # The KMS removes its own cgroup; the parent named in its config is the bench's to remove.
+  local d
+  for d in /sys/fs/cgroup/sharness-kms-bench-$$ /sys/fs/cgroup/*/sharness-kms-bench-$$; do
+    [ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+  done
   rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT

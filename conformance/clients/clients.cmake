@@ -3,12 +3,10 @@
 # SHARNESS_RUNTIME (ours by default; runc works too) and stops everything it started, by pid.
 # Not root is a failure, never a skip (lib.sh). `make test-clients` runs only these.
 file(GLOB CLIENT_SUITES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/conformance/clients/*.sh)
+add_root_suites(clients 1500 ${CLIENT_SUITES})
 foreach(suite ${CLIENT_SUITES})
   get_filename_component(name ${suite} NAME_WE)
-  add_test(NAME clients.${name} COMMAND bash ${suite})
-  set_tests_properties(clients.${name} PROPERTIES
-    ENVIRONMENT "SHARNESS_RUNTIME=$<TARGET_FILE:sharness-runtime>;SHARNESS_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
-    LABELS clients RUN_SERIAL TRUE TIMEOUT 1500)
+  set_tests_properties(clients.${name} PROPERTIES LABELS clients)
 endforeach()
 
 # The iptables snapshot comparison docker.sh's teardown uses, checked on captured iptables-save
