@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/error.hpp"
-#include "runtime/linux/host_facts.hpp"
+#include "base/host_facts.hpp"
 #include "spec-mapping/extension.hpp"
 #include "spec-mapping/policy.hpp"
 

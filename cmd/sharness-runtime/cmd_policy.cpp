@@ -9,6 +9,7 @@
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/map.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 namespace sh::cli {
 namespace {

@@ -28,6 +28,7 @@
 #include "runtime/linux/exec_allowlist.hpp"
 #include "spec-mapping/landlock_standin.hpp"
 #include "spec-mapping/syscall_groups.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 namespace sh::lifecycle::hello {
 

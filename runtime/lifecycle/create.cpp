@@ -22,6 +22,7 @@
 #include "oci/config_write.hpp"
 #include "oci/landlock.hpp"
 #include "runtime/linux/rootfs.hpp"
+#include "runtime/linux/host_facts.hpp"
 #include "runtime/linux/landlock.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/floor.hpp"
@@ -291,7 +292,9 @@ struct Making {
   std::optional<systemd::Unit> unit;
   bool unit_user = false;
   systemd::Properties unit_props;
-  oci::Resources res;
+  // The host's cgroup mounts and mountinfo, read once before the clone (init's cgroup mount
+  // reuses the text in its copy of our mount namespace).
+  cgroups::Layout layout;
   oci::Config& c() { return b.config; }
   const policy::Extension* x() const { return ext ? &*ext : nullptr; }
 };
@@ -408,7 +411,8 @@ Result<void> save_config(Making& m, const ContainerDir& dir) {
 Result<void> make_cgroup(Making& m, const ContainerDir& dir) {
   const Globals& g = m.g;
   oci::Config& c = m.c();
-  auto layout = TRY(cgroups::detect_layout());
+  m.layout = TRY(cgroups::detect_layout());
+  const cgroups::Layout& layout = m.layout;
   // --systemd-cgroup: systemd makes the cgroup, as a scope unit, once init exists (hand_over).
   if (g.systemd_cgroup) {
     TRYV(systemd_scope::require_systemd(layout));
@@ -514,7 +518,7 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   // is. A policy's network "none" keeps lo down on purpose (docs/policy.md).
   ctx.loopback_up = (plan.new_flags & CLONE_NEWNET) && !(ext && ext->network == "none");
   if (ext && ext->devices) ctx.only_devices = &*ext->devices;
-  ctx.host_mountinfo = &layout.mountinfo;
+  ctx.host_mountinfo = &m.layout.mountinfo;
 
   // Idmapped binds must be made out here when init gets a user namespace (see rootfs.hpp);
   // init inherits the fds with its copy of our fd table.
@@ -557,7 +561,7 @@ Result<void> start_scope(Making& m, const ContainerDir& dir, pid_t pid) {
   if (!m.rec.cgroup_path.ends_with("/" + unit.name))
     return fail("--systemd-cgroup: " + unit.name + " started, but init (pid " + std::to_string(pid) +
                 ") is in cgroup " + m.rec.cgroup_path + ", not the unit's");
-  cgroups::Cgroup& cg = m.cgroup.emplace(TRY(cgroups::detect_layout()), m.rec.cgroup_path);
+  cgroups::Cgroup& cg = m.cgroup.emplace(m.layout, m.rec.cgroup_path);
   TRYVC("cgroup " + m.rec.cgroup_path + " (" + unit.name + ")", cg.adopt(&m.res));
   return {};
 }

@@ -15,6 +15,7 @@
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/rootfs.hpp"
 #include "runtime/linux/seccomp.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 

@@ -8,6 +8,7 @@
 #include "runtime/lifecycle/floor.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/extension.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 using namespace sh::lifecycle;

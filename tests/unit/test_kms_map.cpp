@@ -10,6 +10,7 @@
 #include "spec-mapping/extension.hpp"
 #include "kms/host/plan.hpp"
 #include "spec-mapping/map.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 using namespace sh::policy;

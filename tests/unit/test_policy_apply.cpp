@@ -13,6 +13,7 @@
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/map.hpp"
 #include "spec-mapping/seccomp_map.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 using namespace sh::policy;

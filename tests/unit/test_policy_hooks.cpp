@@ -8,6 +8,7 @@
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/extension.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 using namespace sh::policy;

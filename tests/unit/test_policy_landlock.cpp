@@ -9,6 +9,7 @@
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/extension.hpp"
 #include "spec-mapping/landlock_map.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 using namespace sh::policy;

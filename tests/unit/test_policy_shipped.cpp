@@ -30,6 +30,7 @@
 #include "spec-mapping/syscall_groups.hpp"
 #include "base/file.hpp"
 #include "tests/unit/fork_child.hpp"
+#include "runtime/linux/host_facts.hpp"
 
 using namespace sh;
 using namespace sh::policy;
