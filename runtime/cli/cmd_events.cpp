@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "runtime/cli/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/cgroup_reads.hpp"
 
 namespace sh::cli {
 namespace {

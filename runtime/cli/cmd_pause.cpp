@@ -1,6 +1,6 @@
 // pause / resume: freeze or thaw every process of the container (its cgroup freezer).
 #include "runtime/cli/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/pause.hpp"
 
 namespace sh::cli {
 

@@ -10,7 +10,7 @@
 #include "base/file.hpp"
 #include "base/json.hpp"
 #include "runtime/cli/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/cgroup_reads.hpp"
 
 namespace sh::cli {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "base/file.hpp"
 #include "runtime/cli/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/update.hpp"
 
 namespace sh::cli {
 

@@ -11,6 +11,7 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/state_rules.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -46,8 +47,7 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
 
 Result<void> start_locked(ContainerDir& dir, Record& rec, const std::vector<oci::Hook>* poststart) {
   Status s = status_of(rec);
-  if (s != Status::created)
-    return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
+  TRYV(rules::can_start(rec.id, s));
   // Opened first: a kill that came just before our lock may have init dying still, and then
   // the socket refuses or resets. That is the state error, not a runtime failure.
   Fd init = init_pidfd(rec);
