@@ -7,6 +7,33 @@
 #include "runtime/linux/sealed_exe.hpp"
 
 namespace sh::cli {
+namespace {
+constexpr std::array kArgs{Arg{.name = "<subcommand>", .help = "init, show, rotate, issue or revoke",
+                               .completes = Completes::choices, .choices = "init show rotate issue revoke"}};
+constexpr std::array kFlags{
+    Flag{.name = "dir", .value = "DIR", .help = "the CA directory (default: the runtime config's caDir, else ROOT/.ca)",
+         .completes = Completes::directory},
+    Flag{.name = "role", .value = "ROLE", .help = "issue: the leaf's role", .only = "issue"},
+    Flag{.name = "name", .value = "NAME", .help = "issue, revoke: the leaf's name (a container id)", .only = "issue revoke"},
+    Flag{.name = "out", .value = "DIR", .help = "issue: the directory the leaf's key and certificate go to",
+         .completes = Completes::directory, .only = "issue"},
+    Flag{.name = "seconds", .value = "N", .help = "issue: the leaf's lifetime in seconds", .only = "issue"},
+    Flag{.name = "backdate", .value = "N", .help = "issue: start the leaf's validity N seconds ago", .only = "issue"},
+    Flag{.name = "owner", .value = "UID:GID", .help = "issue: the owner of the files written (default: the caller)",
+         .only = "issue"},
+    Flag{.name = "root", .value = "DIR", .help = "the state root whose live leaf registry issue and revoke change",
+         .completes = Completes::directory},
+    Flag{.name = "init", .help = "issue: make the CA first if there is none", .only = "issue"}};
+}  // namespace
+
+// The flags are parsed by `sharness-edge ca` (edges/ca_cli.cpp); conformance/suites/cli.sh checks
+// that its parser and this table agree.
+const CommandTable kCaTable{
+    .name = "ca",
+    .summary = "the certificate authority of edge mutual TLS: init, show, rotate, issue, revoke",
+    .args = kArgs,
+    .flags = kFlags,
+};
 
 Result<int> cmd_ca(const lifecycle::Globals& g, const Args& args, size_t from) {
   std::vector<std::string> out{"ca"};

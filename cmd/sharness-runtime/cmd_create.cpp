@@ -1,12 +1,21 @@
+#include "cmd/sharness-runtime/cmd_create.hpp"
 #include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
+namespace {
+constexpr std::array kArgs{Arg{.name = "<container-id>", .help = "a name for the container, unique in --root"}};
+}  // namespace
 
-std::vector<FlagSpec> create_flag_specs() {
-  return {{{"bundle", "b"}, true},       {{"pid-file"}, true},       {{"console-socket"}, true},
-          {{"no-pivot"}, false},         {{"no-new-keyring"}, false}, {{"preserve-fds"}, true},
-          {{"help", "h"}, false}};
-}
+const CommandTable kCreateTable{
+    .name = "create",
+    .summary = "create a container (its process waits for start)",
+    .args = kArgs,
+    .flags = kCreateFlags,
+    .description = "Creates the container from the bundle's config.json: namespaces, cgroup, rootfs and the\n"
+                   "bounds of the operator's policy. The user process waits until `start`.",
+};
+
+std::vector<FlagSpec> create_flag_specs() { return flag_specs(kCreateTable); }
 
 Result<lifecycle::CreateOptions> create_options(const Parsed& p) {
   lifecycle::CreateOptions o;
@@ -20,7 +29,7 @@ Result<lifecycle::CreateOptions> create_options(const Parsed& p) {
 }
 
 Result<int> cmd_create(const lifecycle::Globals& g, const Args& args, size_t from) {
-  auto p = TRY(parse(create_flag_specs(), args, from));
+  auto p = TRY(parse(kCreateTable, args, from));
   auto o = TRY(create_options(p));
   o.id = TRY(one_id(p.positional, "create"));
   TRY(lifecycle::create(g, o));

@@ -2,8 +2,9 @@
 // oom events in between, until the container stops. One JSON object per line.
 #include <cstdio>
 
+#include "cmd/sharness-runtime/cmd_create.hpp"
 #include "cmd/sharness-runtime/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/cgroup_reads.hpp"
 
 namespace sh::cli {
 namespace {
@@ -15,10 +16,21 @@ bool emit_line(const std::string& line) {
   return std::fflush(stdout) == 0;
 }
 
+constexpr std::array kFlags{
+    Flag{.name = "stats", .help = "print the container's stats once, then exit"},
+    Flag{.name = "interval", .value = "DURATION", .help = "time between stats lines, as 500ms, 5s, 1m (default: 5s)"}};
+
 }  // namespace
 
+const CommandTable kEventsTable{
+    .name = "events",
+    .summary = "stream a container's stats and oom events (JSON lines)",
+    .args = kIdArg,
+    .flags = kFlags,
+};
+
 Result<int> cmd_events(const lifecycle::Globals& g, const Args& args, size_t from) {
-  auto p = TRY(parse({{{"stats"}, false}, {{"interval"}, true}, {{"help", "h"}, false}}, args, from));
+  auto p = TRY(parse(kEventsTable, args, from));
   std::string id = TRY(one_id(p.positional, "events"));
   auto interval = TRY(lifecycle::parse_duration("interval", p.get("interval", "5s")));
   if (p.flag("stats")) {

@@ -4,9 +4,23 @@
 #include "cmd/sharness-runtime/hello.hpp"
 
 namespace sh::cli {
+namespace {
+constexpr std::array kFlags{
+    Flag{.name = "policy", .alias = "p", .value = "NAME|PATH",
+         .help = "the policy the attempts run under (default: the global --policy, else harsh)",
+         .completes = Completes::file},
+    Flag{.name = "wall-clock", .value = "SECONDS", .help = "the wall-clock attempt's limit (default: 3)"},
+    Flag{.name = "keep", .help = "keep the temporary directory, for inspection"}};
+}  // namespace
+
+const CommandTable kHelloTable{
+    .name = "hello",
+    .summary = "try what hostile code would, under a policy, and report what held",
+    .flags = kFlags,
+};
 
 Result<int> cmd_hello(const lifecycle::Globals& g, const Args& args, size_t from) {
-  auto p = TRY(parse({{{"policy", "p"}, true}, {{"wall-clock"}, true}, {{"keep"}, false}}, args, from));
+  auto p = TRY(parse(kHelloTable, args, from));
   if (!p.positional.empty()) return fail("hello: unexpected argument \"" + p.positional[0] + "\"");
   lifecycle::hello::Options o;
   o.policy = p.get("policy");

@@ -5,6 +5,26 @@
 #include "runtime/linux/sealed_exe.hpp"
 
 namespace sh::cli {
+namespace {
+constexpr std::array kArgs{
+    Arg{.name = "seal", .help = "the subcommand", .completes = Completes::choices, .choices = "seal"},
+    Arg{.name = "ID[=KEYFILE]...", .help = "vault ids, each with its key file (default: a new random key)",
+        .completes = Completes::file}};
+constexpr std::array kFlags{
+    Flag{.name = "kek", .value = "FILE", .help = "the key-encryption key the vault is sealed with",
+         .completes = Completes::file},
+    Flag{.name = "out", .alias = "o", .value = "VAULT", .help = "the sealed vault to write", .completes = Completes::file}};
+}  // namespace
+
+// The flags are parsed by `sharness-kms seal` (kms/seal_cli.cpp); conformance/suites/cli.sh
+// checks that its parser and this table agree.
+const CommandTable kKmsTable{
+    .name = "kms",
+    .summary = "seal master keys into a vault for sharness-kms",
+    .args = kArgs,
+    .flags = kFlags,
+    .usage = "seal --kek FILE --out VAULT ID[=KEYFILE]...",
+};
 
 Result<int> cmd_kms(const lifecycle::Globals&, const Args& args, size_t from) {
   if (from >= args.size()) return fail(std::string("kms: missing subcommand (usage: ") + kms::kSealUsage + ")");

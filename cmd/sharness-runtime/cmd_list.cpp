@@ -4,9 +4,17 @@
 #include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
+namespace {
+constexpr std::array kFlags{
+    Flag{.name = "format", .alias = "f", .value = "FORMAT", .help = "table (default) or json",
+         .completes = Completes::choices, .choices = "table json"},
+    Flag{.name = "quiet", .alias = "q", .help = "print the container ids only, one a line"}};
+}  // namespace
+
+const CommandTable kListTable{.name = "list", .summary = "list the containers in --root", .flags = kFlags};
 
 Result<int> cmd_list(const lifecycle::Globals& g, const Args& args, size_t from) {
-  auto p = TRY(parse({{{"format", "f"}, true}, {{"quiet", "q"}, false}, {{"help", "h"}, false}}, args, from));
+  auto p = TRY(parse(kListTable, args, from));
   std::string format = p.get("format", "table");
   if (format != "table" && format != "json") return fail("invalid format option \"" + format + "\"");
   auto states = TRY(lifecycle::list(g));

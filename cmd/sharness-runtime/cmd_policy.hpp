@@ -8,6 +8,8 @@ Result<int> cmd_policy(const lifecycle::Globals&, const Args& args, size_t from)
 // `policy pin` (cmd_policy_pin.cpp); `from` is the first argument after "pin".
 Result<int> cmd_policy_pin(const Args& args, size_t from);
 
+extern const CommandTable kPolicyTable;
+
 inline constexpr const char* kPolicyPinUsage = "policy pin --bundle DIR|--rootfs DIR POLICY [--out FILE]";
 
 inline constexpr const char* kPolicyUsage =

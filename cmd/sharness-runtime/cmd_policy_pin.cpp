@@ -18,7 +18,7 @@
 namespace sh::cli {
 
 Result<int> cmd_policy_pin(const Args& args, size_t from) {
-  auto p = TRY(parse({{{"bundle", "b"}, true}, {{"rootfs"}, true}, {{"out", "o"}, true}}, args, from));
+  auto p = TRY(parse(kPolicyTable, args, from, "pin"));
   if (p.positional.size() != 1)
     return fail("policy pin: requires exactly 1 argument, the policy file (got " + std::to_string(p.positional.size()) +
                 "; usage: " + kPolicyPinUsage + ")");

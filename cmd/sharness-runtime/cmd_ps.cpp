@@ -10,7 +10,7 @@
 #include "base/file.hpp"
 #include "base/json.hpp"
 #include "cmd/sharness-runtime/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/cgroup_reads.hpp"
 
 namespace sh::cli {
 namespace {
@@ -70,11 +70,26 @@ Result<std::string> filter_table(const std::string& text, const std::vector<pid_
   return out;
 }
 
+constexpr std::array kArgs{
+    Arg{.name = "<container-id>", .help = "the container", .completes = Completes::container},
+    Arg{.name = "[ps options...]", .help = "options for ps(1) (default: -ef), in table format"}};
+constexpr std::array kFlags{Flag{.name = "format", .alias = "f", .value = "FORMAT",
+                                 .help = "table (ps(1)'s lines of the container) or json (its host pids)",
+                                 .completes = Completes::choices, .choices = "table json"}};
+
 }  // namespace
+
+const CommandTable kPsTable{
+    .name = "ps",
+    .summary = "show the processes running in a container",
+    .args = kArgs,
+    .flags = kFlags,
+    .flags_end_at_positional = true,
+};
 
 Result<int> cmd_ps(const lifecycle::Globals& g, const Args& args, size_t from) {
   // Everything after the id belongs to ps(1) (runc: `ps <id> [ps options]`, or after --).
-  auto p = TRY(parse({{{"format", "f"}, true}, {{"help", "h"}, false}}, args, from, true));
+  auto p = TRY(parse(kPsTable, args, from));
   if (p.positional.empty()) return fail("ps: requires the container id");
   std::string id = p.positional[0];
   std::vector<std::string> ps_args(p.positional.begin() + 1, p.positional.end());

@@ -5,9 +5,28 @@
 #include "cmd/sharness-runtime/commands.hpp"
 
 namespace sh::cli {
+namespace {
+constexpr std::array kFlags{
+    Flag{.name = "bundle", .alias = "b", .value = "DIR",
+         .help = "directory to write config.json in (default: the current directory)", .completes = Completes::directory},
+    Flag{.name = "rootless", .help = "a spec for a container run by an unprivileged user"}};
+constexpr std::array kCheckpointArgs{
+    Arg{.name = "<container-id>", .help = "the container", .completes = Completes::container}};
+}  // namespace
+
+const CommandTable kSpecTable{
+    .name = "spec",
+    .summary = "write a default config.json (never over an existing one)",
+    .flags = kFlags,
+};
+// Podman probes `checkpoint --help`: it must fail while checkpointing is unsupported.
+const CommandTable kCheckpointTable{
+    .name = "checkpoint", .summary = "not supported: checkpoint a running container", .args = kCheckpointArgs};
+const CommandTable kRestoreTable{
+    .name = "restore", .summary = "not supported: restore a container from a checkpoint", .args = kCheckpointArgs};
 
 Result<int> cmd_spec(const lifecycle::Globals&, const Args& args, size_t from) {
-  auto p = TRY(parse({{{"bundle", "b"}, true}, {{"rootless"}, false}, {{"help", "h"}, false}}, args, from));
+  auto p = TRY(parse(kSpecTable, args, from));
   std::string dir = p.get("bundle", ".");
   std::string path = dir + "/config.json";
   // Like runc: never overwrite an existing config.
@@ -16,7 +35,6 @@ Result<int> cmd_spec(const lifecycle::Globals&, const Args& args, size_t from) {
 }
 
 Result<int> cmd_checkpoint(const lifecycle::Globals&, const Args&, size_t) {
-  // Podman probes `checkpoint --help`: it must fail while checkpointing is unsupported.
   return fail("checkpoint/restore is not supported by sharness-runtime");
 }
 

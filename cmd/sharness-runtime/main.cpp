@@ -1,4 +1,5 @@
-// sharness-runtime: global flags, dispatch to one command, one error sink.
+// sharness-runtime: global flags, dispatch to one command, one error sink. The commands and
+// every flag are in the tables of runtime/cli/ (table.hpp).
 #include <seccomp.h>
 #include <unistd.h>
 #include <yajl/yajl_version.h>
@@ -12,53 +13,8 @@
 #include "kms/host/provision.hpp"
 #include "runtime/cli/args.hpp"
 #include "cmd/sharness-runtime/commands.hpp"
+#include "cmd/sharness-runtime/help.hpp"
 #include "runtime/linux/sealed_exe.hpp"
-
-namespace sh::cli {
-
-const std::vector<CommandInfo>& commands() {
-  static const std::vector<CommandInfo> k = {
-      {"create", cmd_create, "create [--bundle DIR] [--pid-file F] [--console-socket S] <id>"},
-      {"start", cmd_start, "start <id>"},
-      {"run", cmd_run, "run [--bundle DIR] [--detach] [--keep] [--pid-file F] <id>"},
-      {"state", cmd_state, "state <id>"},
-      {"kill", cmd_kill, "kill [--all] <id> [signal]"},
-      {"delete", cmd_delete, "delete [--force] <id>"},
-      {"list", cmd_list, "list [--format table|json] [--quiet]"},
-      {"spec", cmd_spec, "spec [--bundle DIR] [--rootless]"},
-      {"exec", cmd_exec, "exec [--process FILE | <id> CMD...] [--detach] [--tty] [--pid-file F] ..."},
-      {"ps", cmd_ps, "ps [--format table|json] <id> [ps options]"},
-      {"pause", cmd_pause, "pause <id>"},
-      {"resume", cmd_resume, "resume <id>"},
-      {"update", cmd_update, "update [--resources FILE|-] [--memory N] [--pids-limit N] ... <id>"},
-      {"events", cmd_events, "events [--stats] [--interval DUR] <id>"},
-      {"features", cmd_features, "features"},
-      {"policy", cmd_policy, "policy check|hash|map|apply|explain|pin ..."},
-      {"hello", cmd_hello, "hello [--policy harsh]: try what hostile code would, under a policy, and report"},
-      {"ca", cmd_ca, "ca init|show|rotate|issue|revoke [--dir DIR]: the certificate authority of edge mTLS"},
-      {"kms", cmd_kms, "kms seal --kek FILE --out VAULT ID[=KEYFILE]...: seal master keys for sharness-kms"},
-      {"checkpoint", cmd_checkpoint, "checkpoint <id> (not supported)"},
-      {"restore", cmd_checkpoint, "restore <id> (not supported)"},
-  };
-  return k;
-}
-
-Result<std::string> one_id(const std::vector<std::string>& positional, const char* cmd) {
-  if (positional.size() != 1)
-    return fail(std::string(cmd) + ": requires exactly 1 argument, the container id (got " +
-                std::to_string(positional.size()) + ")");
-  return positional[0];
-}
-
-bool wants_help(const Args& args, size_t from) {
-  for (size_t i = from; i < args.size(); ++i) {
-    if (args[i] == "--") break;
-    if (args[i] == "--help" || args[i] == "-h") return true;
-  }
-  return false;
-}
-
-}  // namespace sh::cli
 
 namespace {
 
@@ -72,34 +28,12 @@ void print_version() {
               v->major, v->minor, v->micro, YAJL_VERSION);
 }
 
-void print_help() {
-  std::printf(
-      "sharness-runtime: an OCI container runtime that holds hostile code in every bound Linux offers\n\n"
-      "usage: sharness-runtime [global options] <command> [options] [arguments]\n\nglobal options:\n"
-      "  --root DIR           state directory (default /run/sharness; $XDG_RUNTIME_DIR/sharness if not root)\n"
-      "  --log FILE           log file (default stderr)\n"
-      "  --log-format FORMAT  text or json\n"
-      "  --debug              debug logging\n"
-      "  --systemd-cgroup     systemd makes the cgroup, a scope unit (cgroupsPath is slice:prefix:name)\n"
-      "  --rootless MODE      auto, true or false: whether a cgroup it may not write is only a warning\n"
-      "  --policy NAME|PATH   the operator's policy: a floor every container gets\n"
-      "  --config FILE        runtime config (default /etc/sharness/runtime.json)\n"
-      "  --version, -v        print the version\n\ncommands:\n");
-  for (auto& c : sh::cli::commands()) std::printf("  %s\n", c.usage);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
-  std::vector<sh::cli::FlagSpec> global = {
-      {{"root"}, true},          {{"log"}, true},      {{"log-format"}, true}, {{"debug"}, false},
-      {{"systemd-cgroup"}, false}, {{"rootless"}, true}, {{"criu"}, true},       {{"version", "v"}, false},
-      {{"policy"}, true},        {{"config"}, true},
-      {{"help", "h"}, false},
-  };
   // Global flags end at the first non-flag word: the command.
-  auto g = sh::cli::parse(global, args, 1, true);
+  auto g = sh::cli::parse(sh::cli::kGlobalTable, args, 1);
   if (!g) {
     std::fprintf(stderr, "sharness-runtime: %s\n", g.error().what().c_str());
     return 1;
@@ -119,7 +53,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (g->positional.empty() || g->flag("help")) {
-    print_help();
+    std::fputs(sh::cli::main_help().c_str(), stdout);
     return g->positional.empty() && !g->flag("help") ? 1 : 0;
   }
   sh::lifecycle::Globals globals;
@@ -146,13 +80,13 @@ int main(int argc, char** argv) {
     }
   }
   size_t from = size_t(argc) - g->positional.size() + 1;
-  for (auto& c : sh::cli::commands()) {
-    if (name != c.name) continue;
-    if (sh::cli::wants_help(args, from) && c.fn != sh::cli::cmd_checkpoint) {
-      std::printf("usage: sharness-runtime %s\n", c.usage);
+  if (const sh::cli::CommandInfo* c = sh::cli::find_command(name)) {
+    // Podman probes `checkpoint --help`: it must fail while checkpointing is unsupported.
+    if (c->fn != sh::cli::cmd_checkpoint && sh::cli::wants_help(c->table, args, from)) {
+      std::fputs(sh::cli::help_text(c->table).c_str(), stdout);
       return 0;
     }
-    auto r = c.fn(globals, args, from);
+    auto r = c->fn(globals, args, from);
     if (r) return *r;
     std::string msg = r.error().what();
     sh::log::error(msg);

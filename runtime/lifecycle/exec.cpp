@@ -18,6 +18,7 @@
 #include "base/text.hpp"
 #include "runtime/lifecycle/floor.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/state_rules.hpp"
 #include "oci/landlock.hpp"
 #include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
@@ -161,9 +162,7 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   ContainerDir dir = TRY(store.open(o.id, Lock::shared));
   Record rec = TRY(dir.load());
   Status s = status_of(rec);
-  if (s == Status::paused && !o.ignore_paused) return fail("cannot exec in a paused container " + o.id);
-  if (s != Status::running && s != Status::created && s != Status::paused)
-    return fail("cannot exec in container " + o.id + ": it is " + status_name(s));
+  TRYV(rules::can_exec(o.id, s, o.ignore_paused));
   oci::Config c = TRY(load_saved_config(dir));
   oci::Process p = TRY(exec_process(c.process.value_or(oci::Process{}), o));
   // Created under a policy: the exec is held to the floor create recorded (floor.hpp).

@@ -7,6 +7,7 @@
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/state_store.hpp"
+#include "runtime/linux/cgroups.hpp"
 
 namespace sh::lifecycle {
 
@@ -54,5 +55,16 @@ std::string describe_wait_status(int wait_status);
 // Wait for a child we launched, forwarding the signals a user sends us; returns its exit
 // code (128+signal when killed).
 Result<int> wait_forwarding(const Launched& l);
+
+// A container that has processes (rules::has_processes), for an operation on its cgroup: its
+// locked (or not) dir, its record and status (live.cpp).
+struct Live {
+  ContainerDir dir;
+  Record rec;
+  Status status;
+};
+Result<Live> open_live(const Globals& g, const std::string& id, Lock lock);
+// The cgroup of a container's record; fails for one without a cgroup.
+Result<cgroups::Cgroup> live_cgroup(const Record& r);
 
 }  // namespace sh::lifecycle

@@ -11,6 +11,7 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/state_rules.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/systemd_scope.hpp"
@@ -48,9 +49,7 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   ContainerDir dir = TRY(store.open(id, Lock::shared));
   Record r = TRY(dir.load());
   Status s = status_of(r);
-  // "container not running" is the text containerd's shim matches to ignore the error.
-  if (s == Status::creating || (s == Status::stopped && (!all || r.cgroup_path.empty())))
-    return fail("cannot kill container " + id + ": container not running (it is " + status_name(s) + ")");
+  TRYV(rules::can_kill(id, s, all, !r.cgroup_path.empty()));
   // Without a cgroup (rootless, no delegation) there is no list of the container's processes:
   // --all signals init, whose pid namespace takes the rest with it (never the root cgroup's).
   if (!all || r.cgroup_path.empty()) return signal_init(r, sig);
@@ -116,10 +115,7 @@ Result<void> remove(const Globals& g, const std::string& id, bool force) {
     return fail(rec.error());
   }
   Status s = status_of(*rec);
-  if (!force && (s == Status::running || s == Status::paused))
-    return fail("cannot delete container " + id + " that is not stopped: " + status_name(s));
-  if (!force && s == Status::creating)
-    return fail("cannot delete container " + id + ": it is being created");
+  TRYV(rules::can_delete(id, s, force));
   return tear_down(g.sidecars, *dir, *rec, {});
 }
 

@@ -12,6 +12,7 @@
 #include "oci/spec13.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/state_rules.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -47,8 +48,7 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
 
 Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart) {
   Status s = status_of(rec);
-  if (s != Status::created)
-    return fail("cannot start container " + rec.id + ": it is " + status_name(s) + ", not created");
+  TRYV(rules::can_start(rec.id, s));
   // Opened first: a kill that came just before our lock may have init dying still, and then
   // the socket refuses or resets. That is the state error, not a runtime failure.
   Fd init = init_pidfd(rec);

@@ -1,7 +1,8 @@
 #define BOOST_TEST_MODULE update_flags
 #include <boost/test/unit_test.hpp>
 
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/cgroup_reads.hpp"
+#include "runtime/lifecycle/update.hpp"
 
 using namespace sh;
 using namespace std::chrono_literals;
