@@ -6,6 +6,9 @@
 # container (its cgroup's files). Runs on a host with systemd as PID 1 and pure cgroup v2 (the
 # trixie guest); on a host without systemd only the refusal case runs, and the others skip (a
 # host without the thing under test). Also for SHARNESS_RUNTIME=/usr/bin/crun or /usr/sbin/runc.
+# Cases start several containers each; under qemu TCG (the trixie guest) the first takes minutes.
+: "${SHARNESS_CASE_TIMEOUT:=300}"
+export SHARNESS_CASE_TIMEOUT
 . "$(dirname "$0")/../lib.sh"
 
 HAVE_SYSTEMD=0
@@ -22,7 +25,9 @@ _sd_cleanup() {
     systemctl reset-failed "$u" >/dev/null 2>&1 || true
   done
 }
-trap 'rc=$?; _sd_cleanup; (exit $rc); _cleanup' EXIT
+_status() { return "$1"; }  # sets $? for _cleanup without a subshell (which would run this trap)
+# Only the suite's own shell cleans up: a case's subshell that exits (skip) leaves it alone.
+trap '_sd_rc=$?; [ "$BASHPID" = "$HOST_PID" ] || exit "$_sd_rc"; _sd_cleanup; _status "$_sd_rc"; _cleanup' EXIT
 
 need_systemd() {
   [ "$HAVE_SYSTEMD" = 1 ] || skip "no systemd as PID 1 on this host (/run/systemd/system): the driver has nothing to talk to"
@@ -107,7 +112,7 @@ case_scope_with_limits() {
   assert_eq "50000 100000" "$(cat "$dir/cpu.max")" "cpu.max"
   # ... and the container, whose cgroup root is the scope, sees them.
   must_start "$id"
-  wait_file "$CASEDIR/$id.out"
+  wait_file "$CASEDIR/$id.out" 60
   assert_line "$(cat "$CASEDIR/$id.out")" '^67108864$' "memory.max inside"
   assert_line "$(cat "$CASEDIR/$id.out")" '^64$' "pids.max inside"
 }
@@ -115,6 +120,8 @@ tcase "a container gets a delegated scope with MemoryMax/TasksMax/CPUQuota in sy
 
 case_update_changes_properties() {
   need_systemd
+  # Seen in the trixie guest: crun 1.21's update writes cpu.max but leaves CPUQuotaPerSecUSec.
+  known_fail crun
   local id dir
   id=$(newid upd)
   sd_bundle upd "$id" sleep 1000
@@ -177,6 +184,8 @@ case_pause_stats_on_scope() {
   dir=$(scope_dir "$UNIT")
   assert_ok sd pause "$id"
   assert_eq paused "$(status_of "$id")"
+  # pause returns once frozen for ours and runc; crun's may return first: give it a moment.
+  for _ in 1 2 3 4 5 6 7 8 9 10; do grep -qx 'frozen 1' "$dir/cgroup.events" && break; sleep 0.5; done
   assert_line "$(cat "$dir/cgroup.events")" '^frozen 1$' "scope frozen"
   assert_ok sd resume "$id"
   assert_line "$(cat "$dir/cgroup.events")" '^frozen 0$' "scope thawed"
