@@ -1,4 +1,4 @@
-// Revocation of edge leaves (issue 15; docs/edges.md "Revocation"): the live registry. A leaf
+// Revocation of edge leaves (docs/edges.md "Revocation"): the live registry. A leaf
 // is accepted by a proxy, on either end of an edge, only while it is registered here:
 //
 //   <root>/.edges/.live/                   0755, owned by the runtime (root): the registry

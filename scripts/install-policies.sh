@@ -2,7 +2,7 @@
 # install-policies.sh RUNTIME SRC_DIR DEST_DIR: install the shipped policies (policies/*.json but
 # schema.json) into DEST_DIR (/etc/sharness/policies), each with its exec pins refreshed from this
 # host's own files (`RUNTIME policy pin --rootfs / POLICY --out DEST/POLICY`, resolved inside /,
-# regular files only): harsh then pins the host's /bin/busybox, whatever its build (issue 17:
+# regular files only): harsh then pins the host's /bin/busybox, whatever its build (
 # another distribution's or a security update's busybox made harsh refuse every container). The
 # shipped files keep their pins (Debian 12's busybox-static). A pinned file the host lacks is an
 # error: that policy is installed as shipped, and the script says so and exits 1 at the end.

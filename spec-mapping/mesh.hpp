@@ -1,4 +1,4 @@
-// The policy's per-edge mutual TLS sections (issue 9): the container's `role`, the `edges` it may
+// The policy's per-edge mutual TLS sections (docs/edges.md): the container's `role`, the `edges` it may
 // open and the roles its service `accepts`, and what they map to.
 //
 //   "role": "app",

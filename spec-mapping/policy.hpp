@@ -139,7 +139,7 @@ struct Policy {
   std::optional<Ports> ports;                     // absent: TCP not handled
   std::optional<std::vector<std::string>> scope;  // "abstract_unix_socket", "signal" (sorted)
   std::optional<std::vector<Pin>> exec;           // sorted by path; absent: no allowlist
-  std::optional<SecretsPolicy> secrets;    // a KMS sidecar (issue 10); absent: none
+  std::optional<SecretsPolicy> secrets;    // a KMS sidecar (docs/kms.md); absent: none
   // "hooks": {"fromConfig": false}: config.json's own hooks (they run on the host, as root) are
   // refused. Absent or true: allowed (Docker writes a prestart hook into every config).
   std::optional<bool> hooks_from_config;

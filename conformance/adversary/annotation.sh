@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The annotation channel (issue 15): a client names an installed policy in org.sharness.policy
+# The annotation channel: a client names an installed policy in org.sharness.policy
 # and tries to loosen the operator's floor (harsh) through every section of it: a role, edges,
 # accepts, secrets and the TCP ports edges add (which the floor does not grant), memory, pids,
 # cpu, capabilities, network, syscalls, files and exec looser than the floor's, uid 0 over a

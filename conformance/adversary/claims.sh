@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Adversary: claims and JSON tricks (issue 15, "Only the runtime writes policy claims", "JSON with
+# Adversary: claims and JSON tricks ("Only the runtime writes policy claims", "JSON with
 # one reading"). The client writes config.json and tries to loosen the floor, or to be believed,
 # through what it can put there:
 #   - a forged "sharness" block (a role, which would get a leaf from the operator's CA; secrets,
@@ -42,7 +42,7 @@ applied() {
 }
 
 # trusted_create BUNDLE ID: create_in under a runtime config that trusts the bundle's author (the
-# controls). A runtime without the key (before issue 15) trusted every bundle: it gets the
+# controls). A runtime without the key (older ones) trusted every bundle: it gets the
 # default runtime config instead, so its control shows the same belief.
 trusted_create() {
   with_rt --config "$(runtime_config '.trustBundleClaims = true')"

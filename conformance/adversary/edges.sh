@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Adversarial, per-edge mutual TLS (issue 15, "Edge leaves cannot be revoked, and stay valid up
+# Adversarial, per-edge mutual TLS ("Edge leaves cannot be revoked, and stay valid up
 # to leafSeconds after their container is deleted"). A workload can read its own leaf (cert.pem
 # and key.pem on its identity tmpfs: it must, to be a TLS end itself), so it can copy them out.
 # The copy must die with the container: after `delete`, and after a renewal replaced the leaf,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The exec and update channel (issue 15): a client of a container created under the operator's
+# The exec and update channel: a client of a container created under the operator's
 # floor (--policy harsh) asks `exec` and `update` for more than the floor gives: root, a
 # capability, no_new_privs off, larger rlimits, more pids, memory and CPU. Each attempt first
 # runs as a control on a container without a floor, where it succeeds and its effect is seen

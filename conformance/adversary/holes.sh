@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Adversarial suite (issue 15, "security settings we accept but do not apply" and "smaller
+# Adversarial suite ("security settings we accept but do not apply" and "smaller
 # holes"): a client asks for a security setting the runtime would not apply (an AppArmor
 # profile on a host without AppArmor, an SELinux label) and must be refused, never run with the
 # setting silently dropped; a client that varies its seccomp profile must not fill the disk

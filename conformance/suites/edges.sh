@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-edge mutual TLS (issue 9), with real containers: A (role app) reaches B (role db) over a
+# Per-edge mutual TLS (docs/edges.md), with real containers: A (role app) reaches B (role db) over a
 # declared edge, over UNIX sockets between two empty network namespaces and over TCP; C, with no
 # edge to B, has no endpoint for it and cannot reach it; clients with a certificate from another
 # CA, of the wrong role, or expired are refused by B's proxy and B's service receives nothing;

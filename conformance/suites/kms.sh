@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# KMS sidecar (issue 10, docs/kms.md): real containers whose config.json hooks start
+# KMS sidecar (docs/kms.md): real containers whose config.json hooks start
 # sharness-kms before the workload (createRuntime) and stop it on delete (poststop), with the
 # KMS socket dir, a client certificate and sharness-kms-client bind-mounted read-only. The
 # workload runs the client; the suite checks what the KMS gives, refuses and hides.

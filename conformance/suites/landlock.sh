@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Landlock and the exec allowlist (issue 6, docs/landlock.md): every check made from INSIDE a real
+# Landlock and the exec allowlist (docs/landlock.md): every check made from INSIDE a real
 # container, each with a control that shows the same attempt succeeding without the bound under
 # test, so no case passes by accident:
 #   - files: reads and writes outside the rules fail with EACCES while the listed paths work; a rename

@@ -704,7 +704,7 @@ tcase "SHARNESS_POLICY_ID/HASH inside match policy hash; state reports both" cas
 tcase "annotation naming baseline, looser than the harsh floor, is refused naming each section" case_annotation_cannot_loosen
 tcase "annotation naming a stricter policy tightens" case_annotation_tightens
 tcase "annotation holding a path is refused, nothing left" case_annotation_path_refused
-# `hello` when its containers cannot start (issue 17): under a policy whose busybox pin is stale
+# `hello` when its containers cannot start: under a policy whose busybox pin is stale
 # (it pins a copy of the host's busybox with one byte appended) create refuses every container;
 # hello says so, shows the runtime's error and the `policy pin` command, counts no attempt as
 # held or not held, and exits 2. Following its advice (`policy pin --rootfs /`) gives a policy

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kms-certs.sh DIR: a test PKI made with the openssl CLI, in the shape issue 9's CA issues
+# kms-certs.sh DIR: a test PKI made with the openssl CLI, in the shape the edges' CA issues
 # (URI SAN spiffe://sharness.local/role/<role>/<id>):
 #   ca.pem            the CA every good certificate chains to
 #   kms.{pem,key}     role kms (the KMS's own)

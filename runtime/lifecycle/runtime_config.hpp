@@ -30,11 +30,11 @@ struct RuntimeConfig {
   std::string default_policy;  // a name or a path; empty: no floor
   uint32_t ephemeral_first = 2000000000u;
   uint32_t ephemeral_count = 65536u;
-  std::string ca_dir;  // the edge CA (issue 9); empty: <state root>/.ca
+  std::string ca_dir;  // the edge CA (docs/edges.md); empty: <state root>/.ca
   // Lifetime of a container's leaf certificate (10 s .. 30 days); its edge proxy's supervisor
   // renews it when a third of it is left (docs/edges.md "Renewal").
   int64_t leaf_seconds = 24 * 3600;
-  // "kms": {"vault", "kek", "cgroupParent"}: what a policy's `secrets` runs against (issue 10).
+  // "kms": {"vault", "kek", "cgroupParent"}: what a policy's `secrets` runs against (docs/kms.md).
   std::string kms_vault = "/etc/sharness/kms/vault";  // sealed by `sharness-runtime kms seal`
   std::string kms_kek = "/etc/sharness/kms/kek";      // root only
   std::string kms_cgroup_parent = "/sharness-kms";

@@ -1,4 +1,4 @@
-// Revocation of edge leaves (edges/live.hpp, issue 15): the live registry's layout and rules,
+// Revocation of edge leaves (edges/live.hpp): the live registry's layout and rules,
 // and the proxies' handshake refusing a leaf that is not registered, on both ends, before the
 // server reads a byte.
 #define BOOST_TEST_MODULE edges_live

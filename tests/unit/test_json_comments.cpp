@@ -1,4 +1,4 @@
-// JSON with one reading (issue 15): json::Document::parse refuses comments (yajl_tree_parse would
+// JSON with one reading (docs/policy.md "Claims"): json::Document::parse refuses comments (yajl_tree_parse would
 // accept them, Go's decoder would not), so the depth scan, is_one_object and the parser agree on
 // every byte; the Writer checks every yajl_gen status and stops at the first failure.
 #define BOOST_TEST_MODULE json_comments
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(kept_blocks_that_do_not_parse_fail_the_write) {
 }
 
 BOOST_AUTO_TEST_CASE(the_fuzz_regressions_are_refused_cleanly) {
-  // fuzz/regressions/config/comment-*: one input per finding of issue 15 (depth hidden in
+  // fuzz/regressions/config/comment-*: one input per finding (depth hidden in
   // comments, in the sharness block, a hidden key, a commented block): each an error, no crash.
   std::string f = __FILE__;
   std::string dir = f.substr(0, f.rfind("/tests/unit/")) + "/fuzz/regressions/config";

@@ -1,4 +1,4 @@
-// The policy's "hooks": {"fromConfig": false} (issue 15): parsed strictly, written back, composed
+// The policy's "hooks": {"fromConfig": false}: parsed strictly, written back, composed
 // (false wins), mapped to the block's "hooksFromConfig", and a config with any hook refused,
 // naming the hook's JSON path. A config's hooks run on the host, as root.
 #define BOOST_TEST_MODULE policy_hooks

@@ -1,4 +1,4 @@
-// The policy's `secrets` section (issue 10): parsed strictly with JSON paths in errors, written
+// The policy's `secrets` section (docs/kms.md): parsed strictly with JSON paths in errors, written
 // back, composed only tighter, and explained.
 #define BOOST_TEST_MODULE policy_secrets
 #include <boost/test/unit_test.hpp>

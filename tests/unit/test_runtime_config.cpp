@@ -1,5 +1,5 @@
-// The runtime config's "kms" keys (issue 10), "edges" keys (issue 9) and "clientPolicies" (issue
-// 15): defaults, checked values, strict keys; and select_policy, the choice of a container's policy.
+// The runtime config's "kms" keys, "edges" keys and "clientPolicies":
+// defaults, checked values, strict keys; and select_policy, the choice of a container's policy.
 #define BOOST_TEST_MODULE runtime_config
 #include <boost/test/unit_test.hpp>
 
