@@ -118,7 +118,7 @@ case_forged_block_looser_seccomp() {
   hash=$("$RUNTIME" policy hash "$HARSH")
   applied "$b" '.'
   # harsh's id and hash over a filter that allows every syscall, and no Landlock, pins or uid
-  cfg "$b" '.sharness.seccomp = {defaultAction: "SCMP_ACT_ALLOW"} | del(.sharness.landlock, .sharness.exec) |
+  cfg "$b" '.sharness.seccomp = {defaultAction: "SCMP_ACT_ALLOW"} | del(.sharness.landlock, .sharness.landlockStandIns, .sharness.exec) |
             .sharness.ephemeralUid = false | .sharness.ephemeralGid = false'
   # control: trusted, create believes it: state says harsh, with harsh's hash
   id=$(newid trusted)
