@@ -44,7 +44,16 @@ frozen() {
   local st wchan
   st=$(awk '/^State:/ { print $2 }' "/proc/$1/status")
   wchan=$(cat "/proc/$1/wchan" 2>/dev/null || true)
-  if [[ $wchan == *refrigerator* || $wchan == *freezer* ]]; then echo yes; else echo "no (State $st, wchan $wchan)"; fi
+  if [[ $wchan == *refrigerator* || $wchan == *freezer* ]]; then echo yes; return 0; fi
+  # cgroup v2's freezer parks a task in do_freezer_trap, inlined into get_signal on 6.12 (the
+  # trixie guest): there the process's own cgroup must also say it is frozen.
+  local cg
+  cg=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
+  if [[ $wchan == get_signal* ]] && [ -n "$cg" ] && grep -qx 'frozen 1' "$CGROOT$cg/cgroup.events" 2>/dev/null; then
+    echo yes
+  else
+    echo "no (State $st, wchan $wchan)"
+  fi
 }
 
 # wait_grep FILE ERE [SECONDS]: until a line of FILE matches.
