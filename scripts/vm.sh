@@ -190,6 +190,10 @@ cmd_run() {
     exit 125
   fi
   local rc; rc=$(cat "$tmp/ctl/rc")
+  # No output port (guest-run.sh fell back to the console): the command's output is there.
+  if [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] && grep -q 'sharness-vm: no sharness.out/err port' "$tmp/console"; then
+    log "the command's output went to the guest's console:"; sed -n '/sharness-vm: no sharness.out\/err port/,$p' "$tmp/console" | tr -d '\r'
+  fi
   log "$guest ran the command in $((SECONDS - t0)) s (boot included), exit code $rc"
   exit "$rc"
 }

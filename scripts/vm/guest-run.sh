@@ -25,9 +25,17 @@ if [ -n "$dev" ]; then
   ip link set "$dev" up && ip addr add 10.0.2.15/24 dev "$dev" && ip route add default via 10.0.2.2
   echo "nameserver 10.0.2.3" >/etc/resolv.conf
 fi
-for i in $(seq 100); do [ -e /dev/virtio-ports/sharness.err ] && break; sleep 0.1; done
-out=/dev/virtio-ports/sharness.out err=/dev/virtio-ports/sharness.err
-[ -e "$out" ] || { out=/dev/ttyS0; err=/dev/ttyS0; }
+# The ports by their names: udev's /dev/virtio-ports links come late under TCG (or not at all
+# when udev is slow), the kernel's /sys/class/virtio-ports/*/name is there once the driver is.
+port() {
+  local n
+  for n in /sys/class/virtio-ports/*/name; do
+    [ "$(cat "$n" 2>/dev/null)" = "$1" ] && { echo "/dev/$(basename "$(dirname "$n")")"; return 0; }
+  done
+  return 1
+}
+for i in $(seq 600); do port sharness.err >/dev/null && break; sleep 0.1; done
+out=$(port sharness.out) && err=$(port sharness.err) || { say "no sharness.out/err port: output on the console"; out=/dev/ttyS0; err=/dev/ttyS0; }
 user=$(cat "$CTL/user" 2>/dev/null)
 cd "$(cat "$CTL/cwd")" 2>/dev/null || cd /
 if [ -n "$user" ]; then
