@@ -19,7 +19,7 @@ struct Facts {
   bool seccomp = false;       // prctl(PR_GET_SECCOMP) works (CONFIG_SECCOMP)
   bool no_new_privs = false;  // prctl(PR_GET_NO_NEW_PRIVS) works
   bool pidfd = false;         // pidfd_open(2) works (the watchdog needs it)
-  bool memfd_noexec = false;  // /proc/sys/vm/memfd_noexec exists (Linux 6.3+)
+  bool memfd_noexec = false;  // /proc/sys/vm/memfd_noexec is there (Linux 6.3+) and ours to write (host root)
   bool memfd_secret = false;  // memfd_secret(2) works (Linux 5.14+, secretmem enabled)
 
   // Filled by probe(Depth::features) only: what `features` lists and nothing else asks.

@@ -173,10 +173,10 @@ void landlock(Builder& b, const Policy& p) {
     if (b.host.memfd_noexec || !seccomp_too)
       b.add("no memfd execution: vm.memfd_noexec=2 in the container's pid namespace" +
                 std::string(seccomp_too ? "; seccomp denies memfd_create() too" : ""),
-            b.host.memfd_noexec, "this kernel has no vm.memfd_noexec (Linux 6.3+)");
+            b.host.memfd_noexec, "no vm.memfd_noexec to set (Linux 6.3+; only the host's root may write it)");
     else  // the seccomp allowlist holds it alone: no memfd can be made to execute
       b.add("no memfd execution: seccomp denies memfd_create()", true, "", kBeforeExecve,
-            "this kernel has no vm.memfd_noexec (Linux 6.3+): seccomp stands in for it");
+            "no vm.memfd_noexec to set (Linux 6.3+; only the host's root may write it): seccomp stands in for it");
   }
   if (p.ports) {
     std::string why = missing(oci::LandlockKind::net);

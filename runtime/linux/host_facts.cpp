@@ -180,7 +180,9 @@ Facts probe(Depth depth) {
     h.pidfd = true;
     ::close(int(fd));
   }
-  h.memfd_noexec = exists("/proc/sys/vm/memfd_noexec");
+  // Writable, not only present: /proc/sys answers only the host's root (a rootless caller, or
+  // root of a user namespace, gets EACCES when create sets it), so there seccomp stands in.
+  h.memfd_noexec = ::access("/proc/sys/vm/memfd_noexec", W_OK) == 0;
 #ifdef SYS_memfd_secret
   long sfd = ::syscall(SYS_memfd_secret, O_CLOEXEC);
   if (sfd >= 0) ::close(int(sfd));
