@@ -419,7 +419,10 @@ Result<void> make_cgroup(Making& m, const ContainerDir& dir) {
     m.unit_user = systemd_scope::user_bus(g);
     m.unit = TRY(systemd::unit_for(c.linux.cgroups_path, m.o.id, m.unit_user));
   }
-  m.rec.cgroup_path = TRY(cgroups::resolve_path(c.linux.cgroups_path, m.o.id, g.systemd_cgroup));
+  std::string resolved = TRY(cgroups::resolve_path(c.linux.cgroups_path, m.o.id, g.systemd_cgroup));
+  // systemd's path is recorded once the scope is ours (start_scope): until then it may be another
+  // container's live scope of the same name, which this create's undo must never kill.
+  if (!m.unit) m.rec.cgroup_path = std::move(resolved);
   m.res = effective_resources(c, m.x(), m.unit_user || (rootless(g) && (::geteuid() != 0 || !in_initial_userns())));
   // Refused here, before anything exists, if systemd could not hold them.
   if (m.unit) m.unit_props = TRY(systemd::resource_properties(m.res, read_file("/proc/devices").value_or("")));
