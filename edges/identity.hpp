@@ -24,30 +24,26 @@
 
 #include "base/error.hpp"
 #include "base/openssl_ptr.hpp"
+#include "spec-mapping/names.hpp"
 
 namespace sh::identity {
 
-inline constexpr const char* kTrustDomain = "sharness.local";
-inline constexpr const char* kContainerDir = "/run/sharness/identity";  // where a container finds its files
-inline constexpr const char* kCertFile = "cert.pem";
-inline constexpr const char* kKeyFile = "key.pem";
-inline constexpr const char* kCaFile = "ca.pem";
+// The naming rules (trust domain, roles, SPIFFE URIs, the container's file names) are the policy
+// layer's (spec-mapping/names.hpp), shared with the mesh and the KMS plan.
+using naming::kCaFile;
+using naming::kCertFile;
+using naming::kContainerDir;
+using naming::kKeyFile;
+using naming::kTrustDomain;
 inline constexpr int64_t kDefaultLeafSeconds = 24 * 3600;  // short-lived: one day
 
 using Pkey = ossl::Ptr<EVP_PKEY, EVP_PKEY_free>;
 using Cert = ossl::Ptr<X509, X509_free>;
 
-// Roles name components: 1-63 of a-z 0-9 '-', starting with a letter or digit. They go into
-// URIs, environment variable names and file names: nothing else is allowed.
-Result<void> validate_role(std::string_view role);
-
-// spiffe://sharness.local/role/<role>/<name>
-std::string spiffe_uri(std::string_view role, std::string_view name);
-struct SpiffeId {
-  std::string role, name;
-};
-// Parse a URI of exactly that shape (our trust domain); anything else is an error.
-Result<SpiffeId> parse_spiffe_uri(std::string_view uri);
+using naming::parse_spiffe_uri;
+using naming::spiffe_uri;
+using naming::SpiffeId;
+using naming::validate_role;
 
 // The one URI SAN of a certificate; an error if it has none or more than one.
 Result<std::string> uri_san(X509* cert);
