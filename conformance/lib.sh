@@ -261,6 +261,23 @@ wait_file() {
   fail "file $f did not appear within ${secs}s"
 }
 
+# wait_grep FILE ERE [SECONDS]: until a line of FILE matches.
+wait_grep() {
+  local f=$1 re=$2 secs=${3:-10} i
+  for ((i = 0; i < secs * 20; i++)); do
+    grep -qE -- "$re" "$f" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  fail "no line matching /$re/ in $f within ${secs}s; it holds: $(head -c 2000 "$f" 2>/dev/null)"
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+  local s
+  s=$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+  [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
+}
+
 # host_ns TYPE: the namespace link of this suite's shell (the runtime's parent), e.g. net:[4026...].
 host_ns() { readlink "/proc/$HOST_PID/ns/$1"; }
 

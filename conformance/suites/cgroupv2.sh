@@ -28,23 +28,6 @@ bpf_query() {
   if [ -x "$q" ]; then echo "$q"; else static_tool cgroup_bpf_query.c; fi
 }
 
-# wait_grep FILE ERE [SECONDS]: until a line of FILE matches.
-wait_grep() {
-  local f=$1 re=$2 secs=${3:-10} i
-  for ((i = 0; i < secs * 20; i++)); do
-    grep -qE -- "$re" "$f" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  fail "no line matching /$re/ in $f within ${secs}s; it holds: $(head -c 2000 "$f" 2>/dev/null)"
-}
-
-# alive PID: the process exists and is not a zombie.
-alive() {
-  local s
-  s=$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
-  [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
-}
-
 # keyed FILE KEY: the value of "KEY VALUE" in a cgroup keyed file (cgroup.events, memory.events).
 keyed() { awk -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null; }
 

@@ -56,16 +56,6 @@ frozen() {
   fi
 }
 
-# wait_grep FILE ERE [SECONDS]: until a line of FILE matches.
-wait_grep() {
-  local f=$1 re=$2 secs=${3:-10} i
-  for ((i = 0; i < secs * 20; i++)); do
-    grep -qE -- "$re" "$f" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  fail "no line matching /$re/ in $f within ${secs}s; it holds: $(head -c 2000 "$f" 2>/dev/null)"
-}
-
 # ---------------------------------------------------------------------------------------------
 # pause / resume
 

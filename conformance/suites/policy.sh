@@ -84,13 +84,6 @@ find_watchdog() {
   return 0
 }
 
-# alive PID: the process exists and is not a zombie.
-alive() {
-  local s
-  s=$(awk '/^State:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
-  [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
-}
-
 # ---------------------------------------------------------------------------------------------
 # Memory: 400 MiB under a 128 MiB cap
 
