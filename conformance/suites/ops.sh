@@ -277,6 +277,8 @@ case_events_oom() {
   kill "$ep" 2>/dev/null || true
   wait "$ep" 2>/dev/null || true
   [ "$rc" = 0 ] || return 1
+  # The event can come before the outer shell has reaped the hog and written its status.
+  wait_file "$b/rootfs/hog" 5 || return 1
   assert_eq "hog exit 137" "$(cat "$b/rootfs/hog" 2>/dev/null)" "the hog was OOM-killed"
   jq -e . "$CASEDIR/events.out" >/dev/null || fail "events printed something that is not JSON lines"
 }
