@@ -551,7 +551,9 @@ tcase() {
     echo "not ok - $name"
   fi
   if [ "$rc" != 0 ] || [ "${SHARNESS_VERBOSE:-0}" = 1 ]; then
-    sed 's/^/#   /' "$CASEDIR/log"
+    # A case dir gone under the suite was removed from outside (seen twice with other work on the machine).
+    [ -e "$CASEDIR" ] || echo "#   the case dir $CASEDIR was removed while the case ran (by something outside this suite)"
+    sed 's/^/#   /' "$CASEDIR/log" 2>/dev/null
   fi
   [ "${SHARNESS_VERBOSE:-0}" = 1 ] && echo "#   ($how)"
   return 0
