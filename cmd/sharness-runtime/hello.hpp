@@ -91,6 +91,7 @@ struct RunResult {
   std::string out, err;
   int exit_code = -1;  // as `run` reports it (128+N when killed by signal N)
   double seconds = 0;
+  double ended_at = 0;  // CLOCK_BOOTTIME seconds when `run` returned (the clock of /proc/uptime inside)
 };
 
 // Sizes and counts the scripts use, chosen from the facts.

@@ -7,7 +7,15 @@ set -u
 CTL=/run/sharness-vm
 mkdir -p "$CTL"
 say() { echo "sharness-vm: $*" >/dev/ttyS0; }
-if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmctl "$CTL"; then
+# The 9p channel appears when its virtio driver has bound, which under TCG can be after this unit
+# starts (seen on trixie's first boot: "special device vmctl does not exist"): wait up to 60 s.
+mounted=0
+for i in $(seq 600); do
+  mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmctl "$CTL" 2>/dev/null && { mounted=1; break; }
+  sleep 0.1
+done
+if [ $mounted = 0 ]; then
+  mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmctl "$CTL" 2>&1 | while read -r l; do say "$l"; done
   say "cannot mount the control share"; systemctl poweroff --force --force; exit 1
 fi
 finish() { echo "$1" >"$CTL/rc.tmp"; mv "$CTL/rc.tmp" "$CTL/rc"; sync; umount "$CTL";

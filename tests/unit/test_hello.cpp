@@ -273,6 +273,26 @@ BOOST_AUTO_TEST_CASE(allowed_attempts_fail_the_run) {
   BOOST_CHECK_EQUAL(exit_code(rows), 1);
 }
 
+// The clock is judged from when the attempt began (its /proc/uptime), not from the spawn of `run`:
+// a slow start (seen: 7.6 s for four containers at once in a TCG guest) is not the watchdog's.
+BOOST_AUTO_TEST_CASE(the_clock_counts_from_the_attempt_not_the_start) {
+  Facts f = harsh_facts();
+  RunResult c = held_clock();
+  c.out = "@@clock-trapped|100.25|\n";
+  c.seconds = 7.6;
+  c.ended_at = 103.5;
+  auto rows = rows_from(f, held_main(), held_fork(), c, 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "outlive").outcome, Outcome::killed);
+  BOOST_TEST(row_of(rows, "outlive").detail.find("SIGKILL 3.2 s after the attempt began (7.6 s") != std::string::npos);
+  c.ended_at = 110;  // killed 9.8 s after it began: far past the limit
+  rows = rows_from(f, held_main(), held_fork(), c, 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "outlive").outcome, Outcome::allowed);
+  c.out = "@@clock-trapped|garbage|\n";  // no time from inside: the whole run is judged
+  c.ended_at = 103.5;
+  rows = rows_from(f, held_main(), held_fork(), c, 3, 0);
+  BOOST_CHECK_EQUAL(row_of(rows, "outlive").outcome, Outcome::allowed);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_tool_is_no_result_not_held) {
   Facts f = harsh_facts();
   RunResult m = held_main();
