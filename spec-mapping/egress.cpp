@@ -300,7 +300,7 @@ std::string describe_egress(const EgressPolicy& e) {
   if (e.budgets.bytes) budgets.push_back(format_size(*e.budgets.bytes));
   if (e.budgets.requests_per_second) budgets.push_back(std::to_string(*e.budgets.requests_per_second) + " requests/s");
   return "egress door: the only way out, to " + std::to_string(e.rules.size()) + " rule(s): " +
-         (rules.empty() ? std::string("none left") : joined(rules, "; ")) +
+         joined(rules, "; ") +
          (budgets.empty() ? std::string("; no budget") : "; budget " + joined(budgets, ", "));
 }
 

@@ -84,6 +84,11 @@ BOOST_AUTO_TEST_CASE(each_tightening_is_kept) {
   BOOST_TEST(!intersect(floor_policy(), offline).egress);
   BOOST_TEST((intersect(floor_policy(), offline).network == Network::none));
   BOOST_TEST(looser(offline).empty());
+  // No rule both allow: no door either (what a door with no rule would hold), lo still up.
+  auto disjoint = rules("c", R"([{"host": "api.other.com"}])");
+  BOOST_TEST(!intersect(floor_policy(), disjoint).egress);
+  BOOST_TEST((intersect(floor_policy(), disjoint).network == Network::loopback));
+  BOOST_TEST(parse_policy(policy_to_json(intersect(floor_policy(), disjoint))).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(each_loosening_is_intersected_away_and_named) {
