@@ -5,6 +5,7 @@
 
 #include "runtime/linux/capabilities.hpp"
 #include "spec-mapping/compose.hpp"
+#include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/seccomp_map.hpp"
@@ -298,6 +299,10 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
     // name per-container host paths, added once the id is known (kms/host/plan: create, `policy map`).
     std::erase_if(c.process->env, [](const std::string& e) { return e.starts_with("SHARNESS_KMS_SOCKET="); });
     c.process->env.push_back(kms_socket_env());
+  }
+  if (p.egress) {  // the door itself is the sidecar's, refused at create until it exists (egress_map.hpp)
+    ext.egress = p.egress;
+    apply_egress_env(*p.egress, *c.process);
   }
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;

@@ -250,6 +250,13 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
   if (floor.secrets && tighter.secrets) out.secrets = intersect_secrets(*floor.secrets, *tighter.secrets);
   else if (floor.secrets) out.secrets = floor.secrets;
   else if (may_add.secrets) out.secrets = tighter.secrets;
+  // The door reaches out for the container, a grant as secrets is (egress.hpp has the rule
+  // meet). No way out at all (network "none" on a side, or no rule that both allow) is no
+  // door: lo alone is exactly what a door with no rule would enforce.
+  if (floor.egress && tighter.egress) out.egress = intersect_egress(*floor.egress, *tighter.egress);
+  else if (floor.egress) out.egress = floor.egress;
+  else if (may_add.egress) out.egress = tighter.egress;
+  if (out.network == Network::none || (out.egress && out.egress->rules.empty())) out.egress.reset();
   // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
   auto canon = canonicalize(policy_to_json(out), "composed policy");
   out.hash = canon ? sha256_hex(*canon).value_or("") : "";

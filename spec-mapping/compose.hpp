@@ -11,7 +11,7 @@
 // (noNewPrivileges, readonlyRoot, bindsReadOnly); network takes the stricter (none <
 // loopback < host); the seccomp default action the harsher (kill > errno > log); bestEffort
 // ANDs (one side refusing to degrade is enough to refuse). The sections that grant identity or
-// reach (role, edges, accepts, secrets, and the TCP ports edges and accepts add) are none
+// reach (role, edges, accepts, secrets, egress, and the TCP ports edges and accepts add) are none
 // where the floor has none: a client only keeps what the floor grants too (mesh.hpp), unless
 // the operator lets that policy add the section (Grants). docs/policy.md has the table.
 // Landlock: files keep a right at a
@@ -33,6 +33,7 @@ namespace sh::policy {
 struct Grants {
   MeshGrants mesh;  // role, edges, accepts
   bool secrets = false;
+  bool egress = false;
   bool operator==(const Grants&) const = default;
 };
 

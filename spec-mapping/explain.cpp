@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "base/text.hpp"
+#include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/landlock_standin.hpp"
 #include "spec-mapping/seccomp_map.hpp"
@@ -219,6 +220,8 @@ std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
                  "MADV_WIPEONFORK anonymous memory that root on the host can read via /proc/<pid>/mem"
                : "");
   }
+  // Never available until the door exists; require_door refuses it whatever bestEffort says.
+  if (p.egress) b.add(describe_egress(*p.egress), false, kEgressDoorMissing, kEgressDoor);
   return std::move(b.out);
 }
 

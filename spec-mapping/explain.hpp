@@ -15,6 +15,7 @@ namespace sh::policy {
 
 inline constexpr const char* kBeforeExecve = "Boundary (applied by the runtime before execve)";
 inline constexpr const char* kKmsSidecar = "Boundary (held by the KMS sidecar, another uid outside the container)";
+inline constexpr const char* kEgressDoor = "Boundary (held by the egress door, a sidecar outside the container)";
 inline constexpr const char* kWatchdog = "Boundary (enforced from outside by the runtime's watchdog)";
 
 // What the host offers: one probe's result (runtime/linux/host_facts: the callers probe, the

@@ -35,6 +35,10 @@ void write_extension(json::Writer& w, const Extension& e) {
     w.key("secrets");
     write_secrets(w, *e.secrets);
   }
+  if (e.egress) {
+    w.key("egress");
+    write_egress(w, *e.egress);
+  }
   if (e.landlock) {
     w.key("landlock");
     oci::write_landlock(w, *e.landlock);
@@ -122,7 +126,7 @@ Error tidy(Error e) {
 Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
   TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
-                  "edges", "secrets", "landlock", "landlockStandIns", "exec", "hooksFromConfig", "bounds"}));
+                  "edges", "secrets", "egress", "landlock", "landlockStandIns", "exec", "hooksFromConfig", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
   TRYV(strict(pol, {"id", "hash"}));
@@ -151,6 +155,7 @@ Result<Extension> parse_impl(const json::Value& v) {
     e.secrets = TRY(parse_secrets(*s));
     if (!e.mesh) return fail(s->path() + ": needs \"edges\" with a role (the KMS answers only the container's certificate)");
   }
+  if (auto x = v.get("egress")) e.egress = TRY(parse_egress(*x));
   if (auto l = v.get("landlock")) {
     e.landlock = TRY(oci::parse_landlock(*l));
     e.landlock->canonical_paths = true;

@@ -16,6 +16,7 @@
 //                   enforced as a Landlock layer of its own, on top of the config's... },
 //     "exec": [{"path": "/bin/busybox", "sha256": "<sha256>"}],
 //     "secrets": {"vaults": [...], "hosts": [...], "operations": [...], "ttl": 600},
+//     "egress": {"rules": [...], "budgets": {...}},
 //     "hooksFromConfig": false,
 //     "bounds": [{"mechanism": "...", "available": true, "appliedBy": "...", "note": "..."}]
 //   }
@@ -63,6 +64,9 @@ struct Extension {
   // per-container hooks, mounts and KMS config (kms/host/plan), also for a config that
   // `policy apply` wrote.
   std::optional<SecretsPolicy> secrets;
+  // The egress door's rules (the policy's section as it stands): create refuses it until the
+  // door exists (egress_map.hpp), also for a config that `policy apply` wrote.
+  std::optional<EgressPolicy> egress;
   // "hooksFromConfig": false (the policy's hooks.fromConfig): config.json's own hooks are refused.
   bool hooks_from_config = true;
   std::vector<Bound> bounds;

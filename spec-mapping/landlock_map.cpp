@@ -1,5 +1,6 @@
 #include "spec-mapping/landlock_map.hpp"
 
+#include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/landlock_standin.hpp"
 
 #include <algorithm>
@@ -34,6 +35,7 @@ Ports ports_with_edges(const Policy& p) {
         if (e.tcp) connect.push_back(e.port);
     if (p.mesh.accepts && p.mesh.accepts->tcp) bind.push_back(p.mesh.accepts->port);
   }
+  if (p.egress) connect.push_back(kEgressProxyPort);  // the door, on the container's lo
   for (auto* v : {&bind, &connect}) {
     std::ranges::sort(*v);
     v->erase(std::unique(v->begin(), v->end()), v->end());

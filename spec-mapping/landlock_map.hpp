@@ -29,7 +29,8 @@ namespace sh::policy {
 std::optional<oci::LandlockConfig> landlock_block(const Policy& p);
 // The TCP ports the block allows: the ports section's, plus (with TCP handled) the mesh's TCP
 // ends: connect to each TCP edge's local port (its client proxy listens there), bind the
-// service's port when it accepts over TCP. Sorted, unique; empty without a ports section.
+// service's port when it accepts over TCP; connect to the egress door's port. Sorted, unique; empty
+// without a ports section.
 Ports ports_with_edges(const Policy& p);
 
 // What an exec allowlist needs around it, so that only the pinned files can run:

@@ -219,6 +219,32 @@ struct Checker {
         if (cs.allow_weaker_memory && !fs.allow_weaker_memory) add("secrets.allowWeakerMemory", "true", "false");
       }
     }
+    if (c.egress) egress(f && f->egress ? &*f->egress : nullptr, *c.egress, add_ok.egress);
+  }
+
+  // Each client rule must lie within one floor rule, its credential too: a credential the
+  // floor does not tie to that host is named on its own.
+  void egress(const EgressPolicy* f, const EgressPolicy& c, bool may_add) {
+    if (!f) {
+      if (!may_add && !c.rules.empty()) add("egress", describe_rule(c.rules[0]) + (c.rules.size() > 1 ? ", …" : ""), "none");
+      return;
+    }
+    std::vector<std::string> frules;
+    for (const auto& r : f->rules) frules.push_back(describe_rule(r));
+    for (const auto& r : c.rules) {
+      if (std::ranges::any_of(f->rules, [&](const EgressRule& o) { return rule_within(r, o); })) continue;
+      EgressRule bare = r;
+      bare.credential.reset();
+      if (r.credential && std::ranges::any_of(f->rules, [&](const EgressRule& o) { return rule_within(bare, o); }))
+        add("egress.rules credential", "vault " + r.credential->vault + " for " + r.host,
+            "no rule of the floor ties that credential to those requests");
+      else
+        add("egress.rules", describe_rule(r), frules.empty() ? "none" : list(frules));
+    }
+    auto count = [](uint64_t n) { return std::to_string(n); };
+    at_most("egress.budgets.requests", c.budgets.requests, f->budgets.requests, count);
+    at_most("egress.budgets.bytes", c.budgets.bytes, f->budgets.bytes, format_size);
+    at_most("egress.budgets.requestsPerSecond", c.budgets.requests_per_second, f->budgets.requests_per_second, count);
   }
 };
 

@@ -4,7 +4,7 @@
 // tightens what is left, so this is the loud half of "only tightens", intersect() the safe half.
 //
 // A section the client leaves out is never looser: the floor's value holds (the composition's
-// rule too). A section that grants identity or reach (role, edges, accepts, secrets) that the
+// rule too). A section that grants identity or reach (role, edges, accepts, secrets, egress) that the
 // floor lacks is looser, unless the operator lets this policy add it (Grants). With no floor
 // at all only those grant sections are checked: nothing else has a bound to loosen.
 #pragma once

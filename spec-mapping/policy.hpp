@@ -12,6 +12,7 @@
 
 #include "base/error.hpp"
 #include "base/json.hpp"
+#include "spec-mapping/egress.hpp"
 #include "spec-mapping/secrets.hpp"
 #include "spec-mapping/mesh.hpp"
 
@@ -140,6 +141,9 @@ struct Policy {
   std::optional<std::vector<std::string>> scope;  // "abstract_unix_socket", "signal" (sorted)
   std::optional<std::vector<Pin>> exec;           // sorted by path; absent: no allowlist
   std::optional<SecretsPolicy> secrets;    // a KMS sidecar (docs/kms.md); absent: none
+  // The egress door (docs/egress.md); absent: none. With it, network is "loopback" (the parser
+  // sets it): the door on the container's lo is the only way out.
+  std::optional<EgressPolicy> egress;
   // "hooks": {"fromConfig": false}: config.json's own hooks (they run on the host, as root) are
   // refused. Absent or true: allowed (Docker writes a prestart hook into every config).
   std::optional<bool> hooks_from_config;

@@ -42,7 +42,7 @@ bool Policy::same_rules(const Policy& o) const {
          identity == o.identity && namespaces == o.namespaces && network == o.network && memory == o.memory &&
          cpu == o.cpu && pids == o.pids && wall_clock_seconds == o.wall_clock_seconds && syscalls == o.syscalls &&
          devices == o.devices && mounts == o.mounts && mesh == o.mesh && files == o.files && ports == o.ports &&
-         scope == o.scope && exec == o.exec && secrets == o.secrets &&
+         scope == o.scope && exec == o.exec && secrets == o.secrets && egress == o.egress &&
          hooks_from_config == o.hooks_from_config;
 }
 
@@ -411,7 +411,7 @@ Result<Policy> parse_root(const Value& root) {
     if (root.get(r)) return fail(root.child_path(r) + ": not supported yet");
   TRYV(strict(root, {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network",
                      "memory", "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges",
-                     "accepts", "files", "ports", "scope", "exec", "secrets", "hooks"}));
+                     "accepts", "files", "ports", "scope", "exec", "secrets", "egress", "hooks"}));
   Policy p;
   if (auto s = root.get("$schema")) TRYV(str(*s));
   p.id = TRY(parse_id(TRY(root.need("id"))));
@@ -438,6 +438,14 @@ Result<Policy> parse_root(const Value& root) {
   if (auto o = root.get("scope")) p.scope = TRY(parse_scope(*o));
   if (auto o = root.get("exec")) p.exec = TRY(parse_exec(*o));
   if (auto o = root.get("secrets")) p.secrets = TRY(parse_secrets(*o));
+  if (auto o = root.get("egress")) {
+    p.egress = TRY(parse_egress(*o));
+    // The door listens on the container's lo and is its only way out: lo up, nothing else.
+    if (p.network && *p.network != Network::loopback)
+      return fail(root.child_path("network") + ": \"" + network_name(*p.network) + "\" with egress: the door listens on "
+                  "the container's lo, so network is \"loopback\" (or left out, which means it)");
+    p.network = Network::loopback;
+  }
   if (auto o = root.get("hooks")) {
     TRYV(strict(*o, {"fromConfig"}));
     if (auto f = o->get("fromConfig")) p.hooks_from_config = TRY(boolean(*f));

@@ -101,6 +101,10 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     w.key("secrets");
     write_secrets(w, *p.secrets);
   }
+  if (p.egress) {
+    w.key("egress");
+    write_egress(w, *p.egress);
+  }
   w.end_object();
   return w.str();
 }

@@ -20,7 +20,7 @@ bool is_plain_name(const std::string& n) {
       return false;
   return true;
 }
-// "clientPolicies": {"NAME": {"mayAdd": ["role", "edges", "accepts", "secrets"]}, ...}
+// "clientPolicies": {"NAME": {"mayAdd": ["role", "edges", "accepts", "secrets", "egress"]}, ...}
 Result<std::map<std::string, policy::Grants>> parse_client_policies(const json::Value& v) {
   TRYV(v.expect_object());
   std::map<std::string, policy::Grants> out;
@@ -33,9 +33,9 @@ Result<std::map<std::string, policy::Grants>> parse_client_policies(const json::
       TRYV(add->each_item([&](size_t, const json::Value& it) -> Result<void> {
         std::string s = TRY(it.as_string());
         bool* flag = s == "role" ? &g.mesh.role : s == "edges" ? &g.mesh.edges : s == "accepts" ? &g.mesh.accepts
-                   : s == "secrets" ? &g.secrets : nullptr;
+                   : s == "secrets" ? &g.secrets : s == "egress" ? &g.egress : nullptr;
         if (!flag)
-          return fail(it.path() + ": \"" + s + "\" is not a section a client policy may add (role, edges, accepts, secrets)");
+          return fail(it.path() + ": \"" + s + "\" is not a section a client policy may add (role, edges, accepts, secrets, egress)");
         *flag = true;
         return {};
       }));

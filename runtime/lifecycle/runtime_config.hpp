@@ -8,7 +8,7 @@
 // org.sharness.policy. The annotation names a file in policyDirs, never a path: a client
 // picks among what the operator installed (only those clientPolicies lists, when it is
 // there), and can only tighten the floor: a policy looser than the floor in any section it
-// states is refused, and one that grants identity or reach (role, edges, accepts, secrets)
+// states is refused, and one that grants identity or reach (role, edges, accepts, secrets, egress)
 // the floor does not have is refused unless its mayAdd lists that section.
 #pragma once
 #include <map>

@@ -315,7 +315,7 @@ BOOST_AUTO_TEST_CASE(schema_matches_the_parser) {
   }
   for (auto k : {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network", "memory",
                  "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges", "accepts", "files",
-                 "ports", "scope", "exec", "hooks"})
+                 "ports", "scope", "exec", "secrets", "egress", "hooks"})
     BOOST_TEST(std::ranges::count(keys, k) == 1, k);
   for (auto r : reserved_sections()) BOOST_TEST(std::ranges::count(keys, std::string(r)) == 1, r);
   // Groups and devices enumerated in the schema are the parser's.

@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(client_policies_keys) {
   auto d = parse_runtime_config("{}", "runtime.json");
   BOOST_REQUIRE(d);
   BOOST_TEST(!d->client_policies);  // absent: any installed policy, adding nothing
-  auto rc = parse_runtime_config(R"({"clientPolicies": {"db": {"mayAdd": ["role", "accepts", "secrets"]}, "strict": {}}})",
+  auto rc = parse_runtime_config(R"({"clientPolicies": {"db": {"mayAdd": ["role", "accepts", "secrets", "egress"]}, "strict": {}}})",
                                  "runtime.json");
   BOOST_REQUIRE_MESSAGE(rc, (rc ? "" : rc.error().what()));
   BOOST_REQUIRE(rc->client_policies);
@@ -76,10 +76,11 @@ BOOST_AUTO_TEST_CASE(client_policies_keys) {
   BOOST_TEST(!db.mesh.edges);
   BOOST_TEST(db.mesh.accepts);
   BOOST_TEST(db.secrets);
+  BOOST_TEST(db.egress);
   BOOST_TEST((rc->client_policies->at("strict") == policy::Grants{}));
   BOOST_TEST(error_of(R"({"clientPolicies": {"db": {"mayAdd": ["role", "memory"]}}})") ==
              "runtime.json: clientPolicies.db.mayAdd[1]: \"memory\" is not a section a client policy may add "
-             "(role, edges, accepts, secrets)");
+             "(role, edges, accepts, secrets, egress)");
   BOOST_TEST(error_of(R"({"clientPolicies": {"db": {"mayadd": []}}})").find("clientPolicies.db.mayadd: unknown key") !=
              std::string::npos);
   BOOST_TEST(error_of(R"({"clientPolicies": {"../db": {}}})").find("clientPolicies.../db: not a policy name") !=
