@@ -39,9 +39,6 @@ set(KNOWN_UPWARD
   "spec-mapping/policy_parse.cpp -> runtime/linux/safe_path.hpp"
   # the console's fd passing uses the sync protocol's send_fd
   "runtime/linux/terminal.cpp -> runtime/lifecycle/sync.hpp"
-  # the sidecar binaries' CLI pieces (edge-split moves them under cmd/)
-  "edges/ca_cli.cpp -> runtime/cli/args.hpp"
-  "kms/seal_cli.cpp -> runtime/cli/args.hpp"
 )
 
 set(bad "")

@@ -6,6 +6,5 @@ file(GLOB_RECURSE CORE_SOURCES CONFIGURE_DEPENDS
   ${SHARNESS_ROOT}/hooks/*.cpp ${SHARNESS_ROOT}/runtime/lifecycle/*.cpp ${SHARNESS_ROOT}/runtime/linux/*.cpp
   ${SHARNESS_ROOT}/runtime/cli/args.cpp ${SHARNESS_ROOT}/runtime/cli/table.cpp
   ${SHARNESS_ROOT}/edges/*.cpp ${SHARNESS_ROOT}/kms/host/*.cpp)
-list(FILTER CORE_SOURCES EXCLUDE REGEX "edges/sharness_edge\\.cpp$")
 # sd-bus calls: only in the sharness-systemd helper, which links libsystemd (CMakeLists.txt).
 list(FILTER CORE_SOURCES EXCLUDE REGEX "runtime/linux/systemd_bus\\.cpp$")

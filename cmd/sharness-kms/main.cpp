@@ -3,7 +3,7 @@
 //   sharness-kms start --config FILE   set up gate + worker, return once they serve
 //   sharness-kms stop  --config FILE   stop them, remove cgroups, socket, uid claims
 //   sharness-kms status --config FILE  what runs (JSON); exit 3 when it does not
-//   sharness-kms seal --kek F --out V ID[=KEYFILE]...   make a vault (kms/seal_cli.cpp)
+//   sharness-kms seal --kek F --out V ID[=KEYFILE]...   make a vault (cmd/sharness-kms/seal_cli.cpp)
 // start forks a daemon (the gate), which clones the worker into new namespaces. The parent
 // returns 0 only after both reported ready, or prints the first error and returns 1.
 #include <fcntl.h>
@@ -31,7 +31,7 @@
 #include "kms/freezer.hpp"
 #include "kms/gate.hpp"
 #include "kms/kms_log.hpp"
-#include "kms/seal_cli.hpp"
+#include "cmd/sharness-kms/seal_cli.hpp"
 #include "runtime/linux/self_sandbox.hpp"
 #include "kms/worker.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"

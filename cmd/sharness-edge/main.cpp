@@ -4,7 +4,7 @@
 //   sharness-edge down --root R [--config F]   poststop hook (OCI state on stdin)
 //   sharness-edge connect --cert-dir D --socket S --role R   one TLS client connection:
 //                                               stdin -> peer, peer -> stdout (tests, tools)
-//   sharness-edge ca init|show|rotate|issue|revoke --dir D ...   the CA (edges/ca_cli.cpp), for
+//   sharness-edge ca init|show|rotate|issue|revoke --dir D ...   the CA (cmd/sharness-edge/ca_cli.cpp), for
 //                                               `sharness-runtime ca` and `create`
 //
 // `up` reads the container's saved config (its "sharness"."edges" block) and identity, makes
@@ -48,7 +48,7 @@
 
 #include "base/file.hpp"
 #include "base/json.hpp"
-#include "edges/ca_cli.hpp"
+#include "cmd/sharness-edge/ca_cli.hpp"
 #include "edges/identity.hpp"
 #include "edges/live.hpp"
 #include "edges/provision.hpp"
