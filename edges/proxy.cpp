@@ -14,7 +14,9 @@
 #include <thread>
 
 #include "edges/identity.hpp"
+#include "edges/peer.hpp"
 #include "edges/proxy_log.hpp"
+#include "edges/relay.hpp"
 #include "edges/renewal.hpp"
 #include "edges/sockets.hpp"
 
@@ -22,11 +24,11 @@ namespace sh::edges {
 namespace {
 
 // A reference to the current context: a renewal may replace it while the handshake runs.
-Ctx current_ctx(Proxy& px, bool server) {
+tls::Ctx current_ctx(Proxy& px, bool server) {
   std::lock_guard lock(px.ctx_mu);
   SSL_CTX* c = server ? px.server_ctx.get() : px.client_ctx.get();
   if (c) SSL_CTX_up_ref(c);
-  return Ctx(c);
+  return tls::Ctx(c);
 }
 
 // A TCP registration's name: <container id>@<IPv4>:<port>.tcp (the name is the record: the
@@ -82,27 +84,26 @@ void serve_client(Proxy& px, Fd plain, policy::Edge edge, RoleDir& peers) {
     logf(what + ": " + peer.error().what());
     return;
   }
-  std::vector<std::string> roles = {edge.to};
-  Ctx ctx = current_ctx(px, false);
-  auto ssl = handshake(ctx.get(), peer->get(), false, roles, Liveness(px.live.get()));
+  tls::Ctx ctx = current_ctx(px, false);
+  auto ssl = tls::handshake(ctx.get(), peer->get(), false, edges::peer({edge.to}, Liveness(px.live.get())), 10);
   if (!ssl) {
     logf(what + ": refused: " + ssl.error().what());
     return;
   }
-  logf(what + ": connected to " + peer_uri(ssl->get()) + " (instance " + instance + ")");
+  logf(what + ": connected to " + tls::peer_uri(ssl->get()) + " (instance " + instance + ")");
   auto r = relay(plain.get(), plain.get(), ssl->get(), peer->get());
   if (!r) logf(what + ": " + r.error().what());
 }
 
-void serve_server(Proxy& px, Fd tls) {
-  Ctx ctx = current_ctx(px, true);
-  auto ssl = handshake(ctx.get(), tls.get(), true, px.mesh.accepts->roles, Liveness(px.live.get()));
+void serve_server(Proxy& px, Fd conn) {
+  tls::Ctx ctx = current_ctx(px, true);
+  auto ssl = tls::handshake(ctx.get(), conn.get(), true, edges::peer(px.mesh.accepts->roles, Liveness(px.live.get())), 10);
   if (!ssl) {
     // Nothing was read past the handshake and the service was never contacted.
     logf("service: refused: " + ssl.error().what());
     return;
   }
-  std::string who = peer_uri(ssl->get());
+  std::string who = tls::peer_uri(ssl->get());
   auto svc = px.mesh.accepts->tcp ? tcp_connect_local(px.mesh.accepts->port)
                                   : connect_unix_in(px.service_dir.get(), policy::kServiceSocket, "the service socket");
   if (!svc) {
@@ -110,15 +111,15 @@ void serve_server(Proxy& px, Fd tls) {
     return;
   }
   logf("service: accepted " + who);
-  auto r = relay(svc->get(), svc->get(), ssl->get(), tls.get());
+  auto r = relay(svc->get(), svc->get(), ssl->get(), conn.get());
   if (!r) logf("service: " + who + ": " + r.error().what());
 }
 
 Result<void> take_renewal(Proxy& px, std::string& msg) {
   auto [cert, key, ca] = TRY(parse_renewal(msg));
-  Ctx client, server;
-  if (px.mesh.edges && !px.mesh.edges->empty()) client = TRY(make_ctx(false, cert, key, ca));
-  if (px.mesh.accepts) server = TRY(make_ctx(true, cert, key, ca));
+  tls::Ctx client, server;
+  if (px.mesh.edges && !px.mesh.edges->empty()) client = TRY(tls::make_ctx(false, tls::Pem{cert, key, ca}));
+  if (px.mesh.accepts) server = TRY(tls::make_ctx(true, tls::Pem{cert, key, ca}));
   OPENSSL_cleanse(key.data(), key.size());
   OPENSSL_cleanse(msg.data(), msg.size());
   auto x = TRY(identity::cert_from_pem(cert, "renewed certificate"));

@@ -12,7 +12,7 @@
 
 #include "base/error.hpp"
 #include "base/fd.hpp"
-#include "edges/tls.hpp"
+#include "tls/tls.hpp"
 #include "spec-mapping/mesh.hpp"
 
 namespace sh::edges {
@@ -42,7 +42,7 @@ struct Proxy {
   std::string id;
   policy::Mesh mesh;
   std::mutex ctx_mu;  // renewal swaps the contexts; a connection takes a reference first
-  Ctx client_ctx, server_ctx;
+  tls::Ctx client_ctx, server_ctx;
   Fd control;  // SOCK_SEQPACKET from the supervisor: renewed certificate and key
   std::vector<Listener> listeners;
   Fd service_dir;  // <root>/<id>/service (O_PATH) when the service is on a UNIX socket

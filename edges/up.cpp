@@ -97,8 +97,8 @@ Result<void> load_identity(Up& u) {
   std::string cert = TRY(read_file(u.idir + identity::kCertFile, 1 << 16));
   std::string key = TRY(read_file(u.idir + identity::kKeyFile, 1 << 16));
   std::string ca = TRY(read_file(u.idir + identity::kCaFile, 1 << 16));
-  if (u.px.mesh.edges && !u.px.mesh.edges->empty()) u.px.client_ctx = TRY(make_ctx(false, cert, key, ca));
-  if (u.px.mesh.accepts) u.px.server_ctx = TRY(make_ctx(true, cert, key, ca));
+  if (u.px.mesh.edges && !u.px.mesh.edges->empty()) u.px.client_ctx = TRY(tls::make_ctx(false, tls::Pem{cert, key, ca}));
+  if (u.px.mesh.accepts) u.px.server_ctx = TRY(tls::make_ctx(true, tls::Pem{cert, key, ca}));
   return {};
 }
 

@@ -137,7 +137,8 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   log_line(log_fd, c.name, "gate", "worker " + std::to_string(pid) + " ready and frozen (" + std::to_string(t) + " ms)");
 
   OPENSSL_init_ssl(0, nullptr);
-  SslCtx ctx = TRY(make_ctx(c.tls, c.caller_role, true, c.caller_id));
+  tls::Ctx ctx = TRY(tls::make_ctx(true, c.tls));
+  const tls::Peer caller{{c.caller_role}, c.caller_id, {}};  // a KMS serves its own container only
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a logged error, not the gate's end
   sigset_t ss;
   sigemptyset(&ss);
@@ -154,7 +155,7 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   log_line(log_fd, c.name, "gate", "sandboxed: uid " + std::to_string(gate_uid) + ", " + ll);
   (void)!::write(ready, "ok", 2);
   ::close(ready);
-  Gate g{c, listen_fd.get(), gate_end.get(), sig.get(), log_fd, pid, ctx.get(), fz};
+  Gate g{c, listen_fd.get(), gate_end.get(), sig.get(), log_fd, pid, ctx.get(), caller, fz};
   return serve(g);
 }
 
