@@ -1,4 +1,4 @@
-// Workload identity for per-edge mutual TLS (issue 9): the runtime's certificate authority and
+// Workload identity for per-edge mutual TLS: the runtime's certificate authority and
 // the short-lived leaf certificates it issues, one per container with a `role`.
 //
 // A reusable library on purpose: the runtime (ca command, create), the edge proxies
