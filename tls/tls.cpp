@@ -1,6 +1,5 @@
 #include "tls/tls.hpp"
 
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -15,7 +14,7 @@
 #include <cstring>
 #include <optional>
 
-#include "base/fd.hpp"
+#include "base/file.hpp"
 #include "spec-mapping/names.hpp"
 
 namespace sh::tls {
@@ -24,18 +23,6 @@ namespace {
 using Bio = ossl::Ptr<BIO, BIO_free>;
 using Cert = ossl::Ptr<X509, X509_free>;
 using Pkey = ossl::Ptr<EVP_PKEY, EVP_PKEY_free>;
-
-Result<std::string> read_small(const std::string& path, const char* what) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return sys_error(std::string("tls: read ") + what + " " + path);
-  std::string s(64 * 1024 + 1, '\0');
-  size_t n = 0;
-  for (ssize_t r; n < s.size() && (r = ::read(fd.get(), s.data() + n, s.size() - n)) != 0; n += size_t(r > 0 ? r : 0))
-    if (r < 0 && errno != EINTR) return sys_error(std::string("tls: read ") + what + " " + path);
-  if (n == s.size()) return fail(std::string("tls: ") + what + " " + path + " is larger than 64 KiB");
-  s.resize(n);
-  return s;
-}
 
 Bio mem(std::string_view pem) { return Bio(BIO_new_mem_buf(pem.data(), int(pem.size()))); }
 
@@ -120,7 +107,9 @@ Result<Ctx> make_ctx(bool server, const Pem& pem) {
 }
 
 Result<Ctx> make_ctx(bool server, const Files& f) {
-  Pem pem{TRY(read_small(f.cert, "certificate")), TRY(read_small(f.key, "key")), TRY(read_small(f.ca, "CA"))};
+  constexpr size_t kMax = 64 * 1024;
+  Pem pem{TRYC("tls: certificate", read_file(f.cert, kMax)), TRYC("tls: key", read_file(f.key, kMax)),
+          TRYC("tls: CA", read_file(f.ca, kMax))};
   auto ctx = make_ctx(server, pem);
   OPENSSL_cleanse(pem.key.data(), pem.key.size());
   return ctx;
