@@ -15,6 +15,8 @@ function(floor_of path out)
     set(f oci)
   elseif(path MATCHES "^spec-mapping/")
     set(f policy)
+  elseif(path MATCHES "^tls/")
+    set(f tls)
   elseif(path MATCHES "^runtime/linux/")
     set(f linux)
   elseif(path MATCHES "^(runtime/lifecycle|hooks)/")
@@ -39,9 +41,6 @@ set(KNOWN_UPWARD
   "spec-mapping/policy_parse.cpp -> runtime/linux/safe_path.hpp"
   # the console's fd passing uses the sync protocol's send_fd
   "runtime/linux/terminal.cpp -> runtime/lifecycle/sync.hpp"
-  # the sidecar binaries' CLI pieces (edge-split moves them under cmd/)
-  "edges/ca_cli.cpp -> runtime/cli/args.hpp"
-  "kms/seal_cli.cpp -> runtime/cli/args.hpp"
 )
 
 set(bad "")

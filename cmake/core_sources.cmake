@@ -5,7 +5,6 @@ file(GLOB_RECURSE CORE_SOURCES CONFIGURE_DEPENDS
   ${SHARNESS_ROOT}/base/*.cpp ${SHARNESS_ROOT}/oci/*.cpp ${SHARNESS_ROOT}/spec-mapping/*.cpp
   ${SHARNESS_ROOT}/hooks/*.cpp ${SHARNESS_ROOT}/runtime/lifecycle/*.cpp ${SHARNESS_ROOT}/runtime/linux/*.cpp
   ${SHARNESS_ROOT}/runtime/cli/args.cpp ${SHARNESS_ROOT}/runtime/cli/table.cpp
-  ${SHARNESS_ROOT}/edges/*.cpp ${SHARNESS_ROOT}/kms/host/*.cpp)
-list(FILTER CORE_SOURCES EXCLUDE REGEX "edges/sharness_edge\\.cpp$")
+  ${SHARNESS_ROOT}/tls/*.cpp ${SHARNESS_ROOT}/edges/*.cpp ${SHARNESS_ROOT}/kms/host/*.cpp)
 # sd-bus calls: only in the sharness-systemd helper, which links libsystemd (CMakeLists.txt).
 list(FILTER CORE_SOURCES EXCLUDE REGEX "runtime/linux/systemd_bus\\.cpp$")

@@ -32,7 +32,7 @@ std::string bio_text(BIO* b) {
 
 Result<Pkey> new_key() {
   Pkey k(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
-  if (!k) return fail("generate Ed25519 key: " + ssl_errors());
+  if (!k) return fail("generate Ed25519 key: " + tls::errors());
   return k;
 }
 
@@ -41,40 +41,40 @@ Result<void> add_ext(X509* issuer, X509* cert, int nid, const char* value) {
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
   X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
-  if (!ext) return fail(std::string("certificate extension ") + OBJ_nid2sn(nid) + "=" + value + ": " + ssl_errors());
+  if (!ext) return fail(std::string("certificate extension ") + OBJ_nid2sn(nid) + "=" + value + ": " + tls::errors());
   int ok = X509_add_ext(cert, ext, -1);
   X509_EXTENSION_free(ext);
-  if (!ok) return fail(std::string("add extension ") + OBJ_nid2sn(nid) + ": " + ssl_errors());
+  if (!ok) return fail(std::string("add extension ") + OBJ_nid2sn(nid) + ": " + tls::errors());
   return {};
 }
 
 Result<void> random_serial(X509* cert) {
   unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) return fail("random serial: " + ssl_errors());
+  if (RAND_bytes(bytes, sizeof bytes) != 1) return fail("random serial: " + tls::errors());
   bytes[0] &= 0x7f;  // positive
   bytes[0] |= 0x40;  // and 16 bytes long, always
   BIGNUM* bn = BN_bin2bn(bytes, sizeof bytes, nullptr);
   bool ok = bn && BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert));
   BN_free(bn);
-  if (!ok) return fail("set serial: " + ssl_errors());
+  if (!ok) return fail("set serial: " + tls::errors());
   return {};
 }
 
 // A certificate for `key` with subject CN `cn`, valid [now-backdate, now-backdate+seconds].
 Result<Cert> new_cert(EVP_PKEY* key, const std::string& cn, int64_t backdate, int64_t seconds) {
   Cert c(X509_new());
-  if (!c) return fail("X509_new: " + ssl_errors());
+  if (!c) return fail("X509_new: " + tls::errors());
   X509_set_version(c.get(), X509_VERSION_3);
   TRYV(random_serial(c.get()));
   time_t now = ::time(nullptr);
   if (!X509_time_adj_ex(X509_getm_notBefore(c.get()), 0, -long(backdate), &now) ||
       !X509_time_adj_ex(X509_getm_notAfter(c.get()), 0, long(seconds - backdate), &now))
-    return fail("certificate validity: " + ssl_errors());
+    return fail("certificate validity: " + tls::errors());
   X509_NAME* name = X509_get_subject_name(c.get());
   if (!X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(cn.c_str()), -1,
                                   -1, 0))
-    return fail("certificate subject CN=" + cn + ": " + ssl_errors());
-  if (!X509_set_pubkey(c.get(), key)) return fail("certificate public key: " + ssl_errors());
+    return fail("certificate subject CN=" + cn + ": " + tls::errors());
+  if (!X509_set_pubkey(c.get(), key)) return fail("certificate public key: " + tls::errors());
   return c;
 }
 
@@ -86,7 +86,7 @@ Result<Pkey> create_ca_files(const std::string& dir, Cert& cert_out) {
   TRYV(add_ext(c.get(), c.get(), NID_key_usage, "critical,keyCertSign,cRLSign"));
   TRYV(add_ext(c.get(), c.get(), NID_subject_key_identifier, "hash"));
   // Ed25519 signs the message itself: no digest.
-  if (X509_sign(c.get(), key.get(), nullptr) <= 0) return fail("self-sign CA certificate: " + ssl_errors());
+  if (X509_sign(c.get(), key.get(), nullptr) <= 0) return fail("self-sign CA certificate: " + tls::errors());
   // Key first, then the certificate that makes the pair visible: a crash in between leaves
   // no ca.pem, and the next ensure() starts over.
   TRYV(write_file_atomic(dir + "/" + kCaKey, key_pem(key.get()), 0600));
@@ -117,34 +117,6 @@ Result<void> ensure_dir(const std::string& dir) {
 bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
 }  // namespace
-
-std::string ssl_errors() {
-  std::string out;
-  while (unsigned long e = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof buf);
-    out += (out.empty() ? "" : "; ") + std::string(buf);
-  }
-  return out.empty() ? "unknown OpenSSL error" : out;
-}
-
-Result<std::string> uri_san(X509* cert) {
-  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
-  if (!names) return fail("certificate has no subjectAltName");
-  std::optional<std::string> uri;
-  int uris = 0;
-  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
-    GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
-    if (n->type != GEN_URI) continue;
-    ++uris;
-    const ASN1_IA5STRING* s = n->d.uniformResourceIdentifier;
-    uri = std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)), size_t(ASN1_STRING_length(s)));
-  }
-  GENERAL_NAMES_free(names);
-  if (uris != 1) return fail("certificate has " + std::to_string(uris) + " URI SANs (expected exactly 1)");
-  if (uri->find('\0') != std::string::npos) return fail("certificate URI SAN contains a NUL byte");
-  return *uri;
-}
 
 Result<std::string> role_of(X509* cert) { return TRY(parse_spiffe_uri(TRY(uri_san(cert)))).role; }
 
@@ -195,14 +167,14 @@ std::string key_pem(EVP_PKEY* key) {
 Result<Cert> cert_from_pem(std::string_view pem, const std::string& what) {
   Bio b(BIO_new_mem_buf(pem.data(), int(pem.size())));
   Cert c(b ? PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!c) return fail(what + ": not a PEM certificate: " + ssl_errors());
+  if (!c) return fail(what + ": not a PEM certificate: " + tls::errors());
   return c;
 }
 
 Result<Pkey> key_from_pem(std::string_view pem, const std::string& what) {
   Bio b(BIO_new_mem_buf(pem.data(), int(pem.size())));
   Pkey k(b ? PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!k) return fail(what + ": not a PEM private key: " + ssl_errors());
+  if (!k) return fail(what + ": not a PEM private key: " + tls::errors());
   return k;
 }
 
@@ -255,7 +227,7 @@ Result<Leaf> issue_leaf(const Ca& ca, const LeafRequest& req) {
   TRYV(add_ext(ca.cert_.get(), c.get(), NID_ext_key_usage, "serverAuth,clientAuth"));
   TRYV(add_ext(ca.cert_.get(), c.get(), NID_subject_alt_name, ("URI:" + uri).c_str()));
   TRYV(add_ext(ca.cert_.get(), c.get(), NID_authority_key_identifier, "keyid:always"));
-  if (X509_sign(c.get(), ca.key_.get(), nullptr) <= 0) return fail("sign leaf certificate: " + ssl_errors());
+  if (X509_sign(c.get(), ca.key_.get(), nullptr) <= 0) return fail("sign leaf certificate: " + tls::errors());
   Leaf l;
   l.cert_pem = cert_pem(c.get());
   l.key_pem = key_pem(key.get());
@@ -263,7 +235,7 @@ Result<Leaf> issue_leaf(const Ca& ca, const LeafRequest& req) {
   l.uri = uri;
   l.fingerprint = fingerprint(c.get());
   l.not_after = int64_t(::time(nullptr)) - req.backdate + req.seconds;
-  if (l.cert_pem.empty() || l.key_pem.empty()) return fail("encode leaf certificate: " + ssl_errors());
+  if (l.cert_pem.empty() || l.key_pem.empty()) return fail("encode leaf certificate: " + tls::errors());
   return l;
 }
 

@@ -1,4 +1,4 @@
-// Workload identity for per-edge mutual TLS (issue 9): the runtime's certificate authority and
+// Workload identity for per-edge mutual TLS: the runtime's certificate authority and
 // the short-lived leaf certificates it issues, one per container with a `role`.
 //
 // A reusable library on purpose: the runtime (ca command, create), the edge proxies
@@ -25,6 +25,7 @@
 #include "base/error.hpp"
 #include "base/openssl_ptr.hpp"
 #include "spec-mapping/names.hpp"
+#include "tls/tls.hpp"
 
 namespace sh::identity {
 
@@ -45,8 +46,7 @@ using naming::spiffe_uri;
 using naming::SpiffeId;
 using naming::validate_role;
 
-// The one URI SAN of a certificate; an error if it has none or more than one.
-Result<std::string> uri_san(X509* cert);
+using tls::uri_san;  // the one URI SAN of a certificate
 // The role named by a certificate's SPIFFE URI SAN.
 Result<std::string> role_of(X509* cert);
 // Lowercase hex SHA-256 of the DER encoding ("openssl x509 -fingerprint -sha256", without colons).
@@ -110,8 +110,5 @@ Result<void> replace_leaf(int dirfd, const Leaf& leaf, uint32_t uid, uint32_t gi
 
 // Seconds from now until `cert` expires (negative once it has).
 int64_t seconds_left(X509* cert);
-
-// The last OpenSSL error queue entries as text (and clears the queue).
-std::string ssl_errors();
 
 }  // namespace sh::identity

@@ -6,7 +6,7 @@
 
 #include "base/error.hpp"
 #include "kms/protocol.hpp"
-#include "kms/tls.hpp"
+#include "tls/tls.hpp"
 
 namespace sh::kms {
 
@@ -14,7 +14,7 @@ struct Config {
   std::string name;          // instance name (the container id): cgroup, state dir, log lines
   std::string vault, kek;    // sealed vault and its key-encryption key (host paths, root only)
   std::string socket;        // the listening UNIX socket the gate binds
-  TlsFiles tls;              // the KMS's own certificate, its key and the CA
+  tls::Files tls;             // the KMS's own certificate, its key and the CA
   std::string caller_role;   // the only role a client may have ("app")
   std::string caller_id;     // if set, the only id (the container's): spiffe://.../role/<role>/<id>
   Allowlist allow;           // vaults, hosts, operations, max TTL

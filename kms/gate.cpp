@@ -29,16 +29,14 @@ void handle(Gate& g, int fd, uint64_t n) {
   struct timeval tv{5, 0};  // a slow or silent peer cannot hold the (single-threaded) gate
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  Ssl ssl(SSL_new(g.ctx));
-  if (!ssl) return log("SSL_new failed");
-  SSL_set_fd(ssl.get(), fd);
-  int r = SSL_accept(ssl.get());
-  if (r != 1) return log(ssl_error(ssl.get(), r, "refused before any payload, worker not thawed"));
+  auto ssl = tls::handshake(g.ctx, fd, true, g.caller, 0);
+  if (!ssl) return log("refused before any payload, worker not thawed: " + ssl.error().what());
+  int r = 0;
   std::string req;
   char buf[kMaxMessage + 1];
   while (!req.ends_with("\n\n")) {
-    r = SSL_read(ssl.get(), buf, sizeof buf);
-    if (r <= 0) return log(ssl_error(ssl.get(), r, "read request"));
+    r = SSL_read(ssl->get(), buf, sizeof buf);
+    if (r <= 0) return log(tls::io_error(ssl->get(), r, "read request"));
     req.append(buf, static_cast<size_t>(r));
     if (req.size() > kMaxMessage) return log("request longer than " + std::to_string(kMaxMessage) + " bytes, dropped");
   }
@@ -47,9 +45,9 @@ void handle(Gate& g, int fd, uint64_t n) {
   if (fw->response.empty()) return log("no answer from the worker");
   log("served; thaw " + ms(fw->thaw_ms) + " ms, freeze " + ms(fw->freeze_ms) + " ms");
   const std::string& resp = fw->response;
-  r = SSL_write(ssl.get(), resp.data(), static_cast<int>(resp.size()));
-  if (r <= 0) return log(ssl_error(ssl.get(), r, "send response"));
-  SSL_shutdown(ssl.get());
+  r = SSL_write(ssl->get(), resp.data(), static_cast<int>(resp.size()));
+  if (r <= 0) return log(tls::io_error(ssl->get(), r, "send response"));
+  SSL_shutdown(ssl->get());
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "base/error.hpp"
 #include "kms/config.hpp"
 #include "kms/freezer.hpp"
-#include "kms/tls.hpp"
+#include "tls/tls.hpp"
 
 namespace sh::kms {
 
@@ -25,6 +25,7 @@ struct Gate {
   int log_fd;
   pid_t worker;
   SSL_CTX* ctx;
+  const tls::Peer& caller;  // the only peer the handshake accepts
   Freezer& freezer;
   bool worker_killed = false;  // set by forward() when the worker could not be frozen again
 };

@@ -1,20 +1,21 @@
 # sharness-kms (the KMS sidecar: gate + worker), sharness-kms-client (static, so it runs in
 # any container rootfs), and the library both use (`sharness-runtime kms seal` runs `sharness-kms seal`).
 find_package(OpenSSL 3 REQUIRED)
-sharness_floor(sharness_kms kms "base;oci;policy;linux;lifecycle" DIRS kms EXCLUDE "/main_[a-z_]+\\.cpp$")
+sharness_floor(sharness_kms kms "base;oci;policy;tls;linux;lifecycle" DIRS kms)
 # OpenSSL comes through sharness_base: shared, or static for a SHARNESS_STATIC target.
-target_link_libraries(sharness_kms PUBLIC sharness_lifecycle sharness_args)
+target_link_libraries(sharness_kms PUBLIC sharness_lifecycle sharness_tls)
 
-add_executable(sharness-kms kms/main_kms.cpp)
-target_link_libraries(sharness-kms PRIVATE sharness_kms)
+file(GLOB KMS_DOOR CONFIGURE_DEPENDS cmd/sharness-kms/*.cpp)
+add_executable(sharness-kms ${KMS_DOOR})
+target_link_libraries(sharness-kms PRIVATE sharness_kms sharness_args)
 install(TARGETS sharness-kms RUNTIME DESTINATION bin)
 
 # Only libc and OpenSSL, linked statically: the client is bind-mounted read-only into
 # containers whose rootfs has no libssl.
 find_library(SSL_STATIC libssl.a REQUIRED)
 find_library(CRYPTO_STATIC libcrypto.a REQUIRED)
-add_executable(sharness-kms-client kms/main_client.cpp kms/crypto.cpp kms/protocol.cpp kms/tls.cpp
-  base/error.cpp)
+add_executable(sharness-kms-client cmd/sharness-kms-client/main.cpp kms/crypto.cpp kms/protocol.cpp tls/tls.cpp
+  spec-mapping/names.cpp base/error.cpp base/file.cpp)
 target_include_directories(sharness-kms-client PRIVATE ${CMAKE_SOURCE_DIR} ${OPENSSL_INCLUDE_DIR})
 target_link_libraries(sharness-kms-client PRIVATE ${SSL_STATIC} ${CRYPTO_STATIC} -static-pie -pthread)
 install(TARGETS sharness-kms-client RUNTIME DESTINATION bin)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/vm.sh: Debian guests under qemu for the tests that need another kind of host (issue 17).
+# scripts/vm.sh: Debian guests under qemu for the tests that need another kind of host (systemd
+# as PID 1, other kernels and cgroup layouts than this machine's).
 # See `scripts/vm.sh --help` and docs/vm.md.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 // `ca init|show|rotate|issue|revoke`: the certificate authority behind per-edge mutual TLS. The
-// work is `sharness-edge ca` (edges/ca_cli.cpp), where the X.509 code lives; this picks the CA
+// work is `sharness-edge ca` (cmd/sharness-edge/ca_cli.cpp), where the X.509 code lives; this picks the CA
 // directory (--dir, else the runtime config's caDir, else <root>/.ca), names the state root whose
 // live registry `issue` and `revoke` change (edges/live.hpp), and hands over.
 #include "cmd/sharness-runtime/commands.hpp"
@@ -26,7 +26,7 @@ constexpr std::array kFlags{
     Flag{.name = "init", .help = "issue: make the CA first if there is none", .only = "issue"}};
 }  // namespace
 
-// The flags are parsed by `sharness-edge ca` (edges/ca_cli.cpp); conformance/suites/cli.sh checks
+// The flags are parsed by `sharness-edge ca` (cmd/sharness-edge/ca_cli.cpp); conformance/suites/cli.sh checks
 // that its parser and this table agree.
 const CommandTable kCaTable{
     .name = "ca",

@@ -1,6 +1,5 @@
 // `kms seal --kek FILE --out VAULT ID[=KEYFILE]...`: make a sealed vault for sharness-kms. The
-// work is `sharness-kms seal` (kms/seal_cli.cpp), where the KMS's cryptography lives.
-#include "kms/seal_cli.hpp"
+// work is `sharness-kms seal` (cmd/sharness-kms/seal_cli.cpp), where the KMS's cryptography lives.
 #include "cmd/sharness-runtime/commands.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 
@@ -16,7 +15,7 @@ constexpr std::array kFlags{
     Flag{.name = "out", .alias = "o", .value = "VAULT", .help = "the sealed vault to write", .completes = Completes::file}};
 }  // namespace
 
-// The flags are parsed by `sharness-kms seal` (kms/seal_cli.cpp); conformance/suites/cli.sh
+// The flags are parsed by `sharness-kms seal` (cmd/sharness-kms/seal_cli.cpp); conformance/suites/cli.sh
 // checks that its parser and this table agree.
 const CommandTable kKmsTable{
     .name = "kms",
@@ -27,8 +26,9 @@ const CommandTable kKmsTable{
 };
 
 Result<int> cmd_kms(const lifecycle::Globals&, const Args& args, size_t from) {
-  if (from >= args.size()) return fail(std::string("kms: missing subcommand (usage: ") + kms::kSealUsage + ")");
-  if (args[from] != "seal") return fail("kms: unknown subcommand \"" + args[from] + "\" (usage: " + kms::kSealUsage + ")");
+  std::string usage = "kms " + std::string(kKmsTable.usage);
+  if (from >= args.size()) return fail("kms: missing subcommand (usage: " + usage + ")");
+  if (args[from] != "seal") return fail("kms: unknown subcommand \"" + args[from] + "\" (usage: " + usage + ")");
   TRYV(sealed_exe::exec_sibling("sharness-kms", std::vector<std::string>(args.begin() + long(from), args.end())));
   return 1;
 }

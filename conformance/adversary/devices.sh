@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Adversarial suite (issue 17, pure cgroup v2): the floor's device list must hold on every cgroup
+# Adversarial suite (pure cgroup v2 most of all): the floor's device list must hold on every cgroup
 # layout. A client binds a host block device (a loop device the suite makes) into the container,
 # or asks `linux.resources.devices` for everything, under baseline (whose device list is exact:
 # console, full, null, ptmx, pts, random, tty, urandom, zero) and reads it from inside. On v1 and
 # hybrid hosts the devices controller refuses the open; on pure v2 only an eBPF device program
-# can, and before issue 17 none was attached there (a warning said so), so the read went
-# through while `policy explain` said "devices cgroup". Control: the same bundle without the
-# floor, its rules allowing the disk, reads it.
+# can, and once none was attached there (a warning said so): the read went through while
+# `policy explain` said "devices cgroup". Control: the same bundle without the floor, its rules
+# allowing the disk, reads it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/adversary-lib.bash"
 

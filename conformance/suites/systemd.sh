@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The systemd cgroup driver (--systemd-cgroup, issue 17): a container gets a transient scope unit
-# "<prefix>-<name>.scope" in the slice its cgroupsPath "slice:prefix:name" names, made through
-# systemd's D-Bus API, with its limits as unit properties; `update` changes them, `delete`
-# removes the unit. Checked through systemd itself (`systemctl show`) and from inside the
-# container (its cgroup's files). Runs on a host with systemd as PID 1 and pure cgroup v2 (the
-# trixie guest); on a host without systemd only the refusal case runs, and the others skip (a
-# host without the thing under test). Also for SHARNESS_RUNTIME=/usr/bin/crun or /usr/sbin/runc.
+# The systemd cgroup driver (--systemd-cgroup, what container managers on systemd hosts ask
+# for): a container gets a transient scope unit "<prefix>-<name>.scope" in the slice its
+# cgroupsPath "slice:prefix:name" names, made through systemd's D-Bus API, with its limits as
+# unit properties; `update` changes them, `delete` removes the unit. Checked through systemd
+# itself (`systemctl show`) and from inside the container (its cgroup's files). Runs on a host
+# with systemd as PID 1 and pure cgroup v2 (the trixie guest); on a host without systemd only the
+# refusal case runs, and the others skip (a host without the thing under test). Also for
+# SHARNESS_RUNTIME=/usr/bin/crun or /usr/sbin/runc.
 # Cases start several containers each; under qemu TCG (the trixie guest) the first takes minutes.
 : "${SHARNESS_CASE_TIMEOUT:=300}"
 export SHARNESS_CASE_TIMEOUT

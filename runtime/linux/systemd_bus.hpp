@@ -1,6 +1,6 @@
 // The systemd cgroup driver's D-Bus half: transient scope units through systemd's Manager API
 // (org.freedesktop.systemd1, sd-bus from libsystemd). Built only into sharness-systemd
-// (runtime/sharness_systemd.cpp): the runtime itself is a static binary and libsystemd has no
+// (cmd/sharness-systemd/main.cpp): the runtime itself is a static binary and libsystemd has no
 // static archive, so the runtime runs that helper (runtime/lifecycle/systemd_scope.cpp).
 #pragma once
 #include <string>

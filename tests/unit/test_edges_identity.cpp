@@ -1,5 +1,5 @@
 // The edge CA and leaf certificates (edges/identity.hpp), and the TLS checks of the proxies
-// (edges/tls.hpp) exercised with real OpenSSL handshakes over socketpairs.
+// (tls/tls.hpp, edges/peer.hpp) exercised with real OpenSSL handshakes over socketpairs.
 #define BOOST_TEST_MODULE edges_identity
 #include <boost/test/unit_test.hpp>
 
@@ -19,7 +19,7 @@
 #include "base/file.hpp"
 #include "edges/identity.hpp"
 #include "edges/provision.hpp"
-#include "edges/tls.hpp"
+#include "edges/peer.hpp"
 #include "tls_pair.hpp"
 
 using namespace sh;

@@ -15,7 +15,7 @@
 #include "base/file.hpp"
 #include "edges/identity.hpp"
 #include "edges/live.hpp"
-#include "edges/tls.hpp"
+#include "edges/peer.hpp"
 #include "temp_dir.hpp"
 #include "tls_pair.hpp"
 

@@ -55,7 +55,8 @@ void refreeze(const cgroups::Layout& layout, const std::string& tag) {
     TRYV(fz.set(true));
     kms::Config cfg;
     cfg.name = "unit";
-    kms::Gate g{cfg, -1, sp[0], -1, 2, child, nullptr, fz};
+    const tls::Peer caller{{"app"}, {}, {}};
+    kms::Gate g{cfg, -1, sp[0], -1, 2, child, nullptr, caller, fz};
     // Control: answered, frozen again, alive.
     auto ok = kms::forward(g, "stay");
     BOOST_REQUIRE_MESSAGE(ok, (ok ? "" : ok.error().what()));

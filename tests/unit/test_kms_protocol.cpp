@@ -3,7 +3,6 @@
 
 #include "kms/config.hpp"
 #include "kms/protocol.hpp"
-#include "kms/tls.hpp"
 
 using namespace sh::kms;
 
@@ -96,18 +95,6 @@ BOOST_AUTO_TEST_CASE(aad_binds_the_request) {
   b = sample();
   b.pub[0] ^= 1;
   BOOST_TEST(response_aad(a, 10) != response_aad(b, 10));
-}
-
-BOOST_AUTO_TEST_CASE(role_from_spiffe_uri) {
-  BOOST_TEST(*role_of_uri("spiffe://sharness.local/role/app/c1") == "app");
-  BOOST_TEST(!role_of_uri("spiffe://other.local/role/app/c1"));
-  BOOST_TEST(!role_of_uri("spiffe://sharness.local/role/app"));
-  BOOST_TEST(!role_of_uri("spiffe://sharness.local/role//c1"));
-  BOOST_TEST(!role_of_uri("spiffe://sharness.local/role/app/c1/x"));
-  auto id = parse_spiffe("spiffe://sharness.local/role/app/c1");
-  BOOST_REQUIRE(id);
-  BOOST_TEST(id->role == "app");
-  BOOST_TEST(id->id == "c1");
 }
 
 BOOST_AUTO_TEST_CASE(config_parse_is_strict) {

@@ -1,4 +1,4 @@
-// One TLS handshake between two edge ends over a socketpair (edges/tls.hpp), for the unit tests
+// One TLS handshake between two edge ends over a socketpair (tls/tls.hpp with edges/peer.hpp), for the unit tests
 // of the proxies' checks: roles, CA, validity (test_edges_identity) and liveness (test_edges_live).
 #pragma once
 #include <signal.h>
@@ -12,7 +12,8 @@
 
 #include "base/fd.hpp"
 #include "edges/identity.hpp"
-#include "edges/tls.hpp"
+#include "edges/peer.hpp"
+#include "tls/tls.hpp"
 
 namespace sh::test {
 
@@ -41,11 +42,11 @@ inline Handshake handshake_pair(const identity::Leaf& client, const identity::Le
   BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0);
   Fd c(sp[0]), s(sp[1]);
   Handshake h;
-  auto sctx = edges::make_ctx(true, server.cert_pem, server.key_pem, server_ca);
-  auto cctx = edges::make_ctx(false, client.cert_pem, client.key_pem, client_ca);
+  auto sctx = tls::make_ctx(true, tls::Pem{server.cert_pem, server.key_pem, server_ca});
+  auto cctx = tls::make_ctx(false, tls::Pem{client.cert_pem, client.key_pem, client_ca});
   BOOST_REQUIRE_MESSAGE(sctx && cctx, "contexts");
   std::thread srv([&] {
-    auto ssl = edges::handshake(sctx->get(), s.get(), true, e.accepted, e.server_live, 5);
+    auto ssl = tls::handshake(sctx->get(), s.get(), true, edges::peer(e.accepted, e.server_live), 5);
     h.server_ok = bool(ssl);
     if (!ssl) {
       h.server_err = ssl.error().what();
@@ -56,7 +57,7 @@ inline Handshake handshake_pair(const identity::Leaf& client, const identity::Le
     size_t n = 0;
     if (SSL_read_ex(ssl->get(), buf, sizeof buf, &n) == 1 && server_got) *server_got = std::string(buf, n);
   });
-  auto ssl = edges::handshake(cctx->get(), c.get(), false, e.want, e.client_live, 5);
+  auto ssl = tls::handshake(cctx->get(), c.get(), false, edges::peer(e.want, e.client_live), 5);
   h.client_ok = bool(ssl);
   if (!ssl) h.client_err = ssl.error().what();
   else {

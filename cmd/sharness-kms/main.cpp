@@ -3,7 +3,7 @@
 //   sharness-kms start --config FILE   set up gate + worker, return once they serve
 //   sharness-kms stop  --config FILE   stop them, remove cgroups, socket, uid claims
 //   sharness-kms status --config FILE  what runs (JSON); exit 3 when it does not
-//   sharness-kms seal --kek F --out V ID[=KEYFILE]...   make a vault (kms/seal_cli.cpp)
+//   sharness-kms seal --kek F --out V ID[=KEYFILE]...   make a vault (cmd/sharness-kms/seal_cli.cpp)
 // start forks a daemon (the gate), which clones the worker into new namespaces. The parent
 // returns 0 only after both reported ready, or prints the first error and returns 1.
 #include <fcntl.h>
@@ -31,7 +31,7 @@
 #include "kms/freezer.hpp"
 #include "kms/gate.hpp"
 #include "kms/kms_log.hpp"
-#include "kms/seal_cli.hpp"
+#include "cmd/sharness-kms/seal_cli.hpp"
 #include "runtime/linux/self_sandbox.hpp"
 #include "kms/worker.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
@@ -137,7 +137,8 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   log_line(log_fd, c.name, "gate", "worker " + std::to_string(pid) + " ready and frozen (" + std::to_string(t) + " ms)");
 
   OPENSSL_init_ssl(0, nullptr);
-  SslCtx ctx = TRY(make_ctx(c.tls, c.caller_role, true, c.caller_id));
+  tls::Ctx ctx = TRY(tls::make_ctx(true, c.tls));
+  const tls::Peer caller{{c.caller_role}, c.caller_id, {}};  // a KMS serves its own container only
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a logged error, not the gate's end
   sigset_t ss;
   sigemptyset(&ss);
@@ -154,7 +155,7 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
   log_line(log_fd, c.name, "gate", "sandboxed: uid " + std::to_string(gate_uid) + ", " + ll);
   (void)!::write(ready, "ok", 2);
   ::close(ready);
-  Gate g{c, listen_fd.get(), gate_end.get(), sig.get(), log_fd, pid, ctx.get(), fz};
+  Gate g{c, listen_fd.get(), gate_end.get(), sig.get(), log_fd, pid, ctx.get(), caller, fz};
   return serve(g);
 }
 

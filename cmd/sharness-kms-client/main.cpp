@@ -19,7 +19,7 @@
 #include "base/fd.hpp"
 #include "kms/crypto.hpp"
 #include "kms/protocol.hpp"
-#include "kms/tls.hpp"
+#include "tls/tls.hpp"
 
 namespace {
 
@@ -60,9 +60,8 @@ bool read_small(const std::string& path, std::string& out) {
 
 // Talk to the KMS: handshake, one request, one response.
 std::expected<std::string, Failure> talk_to_kms(const std::map<std::string, std::string>& a, const std::string& request) {
-  TlsFiles files{a.at("ca"), a.at("cert"), a.at("key")};
   auto role = a.count("server-role") ? a.at("server-role") : "kms";
-  auto ctx = make_ctx(files, role, false);
+  auto ctx = tls::make_ctx(false, tls::Files{a.at("ca"), a.at("cert"), a.at("key")});
   if (!ctx) return std::unexpected(Failure{1, ctx.error().what()});
   sh::Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un sa{};
@@ -72,24 +71,22 @@ std::expected<std::string, Failure> talk_to_kms(const std::map<std::string, std:
   std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
   if (!s || ::connect(s.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
     return std::unexpected(Failure{1, "connect " + path + ": " + std::strerror(errno)});
-  Ssl ssl(SSL_new(ctx->get()));
-  SSL_set_fd(ssl.get(), s.get());
-  int r = SSL_connect(ssl.get());
-  if (r != 1) return std::unexpected(Failure{3, ssl_error(ssl.get(), r, "TLS handshake with " + path)});
-  r = SSL_write(ssl.get(), request.data(), static_cast<int>(request.size()));
-  if (r <= 0) return std::unexpected(Failure{3, ssl_error(ssl.get(), r, "send request")});
+  auto ssl = tls::handshake(ctx->get(), s.get(), false, tls::Peer{{role}, {}, {}}, 0);
+  if (!ssl) return std::unexpected(Failure{3, path + ": " + ssl.error().what()});
+  int r = SSL_write(ssl->get(), request.data(), static_cast<int>(request.size()));
+  if (r <= 0) return std::unexpected(Failure{3, tls::io_error(ssl->get(), r, "send request")});
   std::string resp;
   char buf[kMaxMessage];
   while (resp.size() <= kMaxMessage && !resp.ends_with("\n\n")) {
-    r = SSL_read(ssl.get(), buf, sizeof buf);
+    r = SSL_read(ssl->get(), buf, sizeof buf);
     if (r <= 0) {
       // TLS 1.3: the server checks our certificate after our handshake ended, so its
       // refusal arrives as an alert in place of the response.
-      return std::unexpected(Failure{3, ssl_error(ssl.get(), r, "read response")});
+      return std::unexpected(Failure{3, tls::io_error(ssl->get(), r, "read response")});
     }
     resp.append(buf, static_cast<size_t>(r));
   }
-  SSL_shutdown(ssl.get());
+  SSL_shutdown(ssl->get());
   return resp;
 }
 

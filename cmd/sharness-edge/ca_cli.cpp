@@ -3,7 +3,7 @@
 // lives in this binary, not the runtime's (bench/results/profile.md "OpenSSL out of the runtime").
 // With --root R (as `sharness-runtime ca` passes it), `issue` registers the leaf live in R's
 // registry of edge leaves (edges/live.hpp) and `revoke --name N` removes N's leaves from it.
-#include "edges/ca_cli.hpp"
+#include "cmd/sharness-edge/ca_cli.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -3,7 +3,7 @@
 //   seal --kek FILE --out VAULT ID[=KEYFILE]...
 // A missing KEK file is created (32 random bytes, root-only 0400). Each ID gets the 32-byte
 // master key in KEYFILE (raw, or 64 hex digits), or a fresh random one that no one ever sees.
-#include "kms/seal_cli.hpp"
+#include "cmd/sharness-kms/seal_cli.hpp"
 
 #include <sys/stat.h>
 
