@@ -1,5 +1,5 @@
 // A policy's `egress` section (docs/egress.md): the hosts the egress door (sharness-egress,
-// issue 19) may reach for the container, what it may send there, the credentials it adds, and
+// not built yet) may reach for the container, what it may send there, the credentials it adds, and
 // the budgets. The pure half: parse, intersect, write, describe. egress_map.hpp says what it
 // becomes in config.json; the door itself is not built yet, so create refuses the section.
 //

@@ -6,7 +6,7 @@
 // port, and be the only way out. The environment gets what is the same in every container: the
 // proxy variables pointing at that port and each credential's placeholder. What is per
 // container (the door's CA in the trust store and its variables, the listener's fd, the
-// sidecar itself) is the door's to add when it is built (issue 19).
+// sidecar itself) is the door's to add when it is built.
 #pragma once
 #include <optional>
 
