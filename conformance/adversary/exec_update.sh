@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The exec and update channel: a client of a container created under the operator's
 # floor (--policy harsh) asks `exec` and `update` for more than the floor gives: root, a
-# capability, no_new_privs off, larger rlimits, more pids, memory and CPU. Each attempt first
-# runs as a control on a container without a floor, where it succeeds and its effect is seen
-# (uid 0, CAP_SYS_ADMIN in CapEff, pids.max 1000 in the cgroup); under the floor it must be
+# capability, no_new_privs off, larger rlimits, an OOM-immune process, more pids, memory and
+# CPU. Each attempt first runs as a control on a container without a floor, where it succeeds
+# and its effect is seen (uid 0, CAP_SYS_ADMIN in CapEff, pids.max 1000 in the cgroup); under the floor it must be
 # refused with the bound and the floor's value named, or tightened (seen from inside). Ordinary
 # execs and updates that lower a limit still work under harsh, also with a process document
 # that repeats the client's own create-time process, as docker, ctr and podman send it.
@@ -29,9 +29,11 @@ host_cg_file() {
 }
 
 # running NAME FLOOR: a started container (init: sleep) under FLOOR ("" for none); sets ID.
+# CFG, if set, is a jq filter applied to its config first.
 running() {
   local b
   b=$(new_bundle "$1" sleep 50)
+  [ -z "${CFG:-}" ] || cfg "$b" "$CFG" || return 1
   ID=$(newid "$1")
   if [ -n "$2" ]; then
     _cgpath_for "$b" "$ID"
@@ -225,6 +227,54 @@ case_exec_process_no_rlimits() {
   held "exec --process: rlimits left out" "tightened: the floor's RLIMIT_AS 134217728 inside"
 }
 
+# What the exec'd process got, seen from inside: oom_score_adj, the scheduling policy (field 41
+# of /proc/self/stat: 0 other, 1 FIFO, 3 batch, 5 idle) and the I/O priority (busybox ionice).
+ATTRS='cat /proc/self/oom_score_adj; sed "s/.*) //" /proc/self/stat | cut -d" " -f39; ionice'
+attrs_file() {
+  local f
+  f=$(process_file "$1" "$2") || return 1
+  jq --arg a "$ATTRS" '.args[2] = $a' "$f" >"$f.new" && mv "$f.new" "$f" || { fail "jq: args"; return 1; }
+  echo "$f"
+}
+
+case_exec_process_oom_immune() {
+  # -1000: never OOM-killed, so the host's other processes die first. Without a floor only the
+  # kernel may refuse it (this host has no CAP_SYS_RESOURCE, DESIGN.md §7), never the runtime.
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf
+  pf=$(attrs_file oom '.oomScoreAdj = -1000') || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  if [ "$RC" = 0 ]; then
+    assert_eq -1000 "$(sed -n 1p <<<"$OUT")" "control: oom_score_adj without a floor" || return 1
+  else
+    assert_contains "$ERR" "set oom_score_adj to -1000: write /proc/self/oom_score_adj (lowering oom_score_adj needs CAP_SYS_RESOURCE)" || return 1
+  fi
+  [ "$OURS" = 1 ] || return 0
+  running harsh "$HARSH"
+  ex --process "$pf" "$ID"
+  assert_ne 0 "$RC" "exec --process oomScoreAdj -1000 under harsh" || return 1
+  assert_contains "$ERR" "exec: oomScoreAdj -1000 is below the floor's (harsh: 0 (not set at create))" || return 1
+  held "exec --process: oomScoreAdj -1000" "refused: $(why "$ERR" exec)"
+}
+
+case_exec_process_oom_below_init() {
+  # init got 500 (its config's): an exec may not come back to 0, which the kernel allows here
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf CFG='.process.oomScoreAdj = 500'
+  pf=$(attrs_file oom0 '.oomScoreAdj = 0') || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq 0 "$(sed -n 1p <<<"$OUT")" "control: oom_score_adj without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  running harsh "$HARSH"
+  ex --process "$pf" "$ID"
+  assert_ne 0 "$RC" "exec --process oomScoreAdj 0 under harsh, init at 500" || return 1
+  assert_contains "$ERR" "exec: oomScoreAdj 0 is below the floor's (harsh: 500)" || return 1
+  held "exec --process: oomScoreAdj 0 below init's 500" "refused: $(why "$ERR" exec)"
+}
+
 case_exec_ordinary_under_harsh() {
   # exec ID CMD, and a process document repeating the bundle's own process (uid 0, its
   # capabilities, as docker/ctr/podman build it): both run, as the floor's uid, no capability
@@ -372,6 +422,8 @@ tcase "exec --process noNewPrivileges false is forced on under harsh" case_exec_
 tcase "exec --process RLIMIT_AS unlimited is refused under harsh" case_exec_process_rlimit_as
 tcase "exec --process RLIMIT_NPROC 1000 is refused under harsh" case_exec_process_rlimit_nproc
 tcase "exec --process without rlimits gets the floor's" case_exec_process_no_rlimits
+tcase "exec --process oomScoreAdj -1000 is refused under harsh" case_exec_process_oom_immune
+tcase "exec --process oomScoreAdj 0 below init's 500 is refused under harsh" case_exec_process_oom_below_init
 tcase "an ordinary exec still works under harsh" case_exec_ordinary_under_harsh
 tcase "update --pids-limit 1000 --memory 8g is refused under harsh" case_update_pids_memory_flags
 tcase "update --memory 8g is refused under harsh" case_update_memory_flag

@@ -29,6 +29,9 @@ oci::Process held_part(const oci::Process& p) {
   out.capabilities = p.capabilities;
   out.no_new_privileges = p.no_new_privileges;
   out.rlimits = p.rlimits;
+  out.oom_score_adj = p.oom_score_adj;
+  out.scheduler = p.scheduler;
+  out.io_priority = p.io_priority;
   return out;
 }
 
@@ -164,6 +167,25 @@ Result<void> hold_rlimits(const Floor& f, oci::Process& p) {
     it->soft = std::min(it->soft, it->hard);
   }
   return {};
+}
+
+// oomScoreAdj is applied while the exec'd child still has the runtime's privileges: it may
+// only tighten what init got. Where init got none (it kept the runtime's own), the bound is
+// the kernel's default, 0.
+
+std::string oom_floor(const Floor& f) {
+  return f.applied.oom_score_adj ? std::to_string(*f.applied.oom_score_adj) : "0 (not set at create)";
+}
+
+Result<void> hold_oom_score_adj(const Floor& f, oci::Process& p) {
+  if (!p.oom_score_adj) p.oom_score_adj = f.applied.oom_score_adj;  // else the runtime's own
+  if (!p.oom_score_adj || *p.oom_score_adj >= f.applied.oom_score_adj.value_or(0)) return {};
+  if (f.asked.oom_score_adj == p.oom_score_adj) {  // the client's own create-time value
+    p.oom_score_adj = f.applied.oom_score_adj;
+    return {};
+  }
+  return fail("exec: oomScoreAdj " + std::to_string(*p.oom_score_adj) + " is below the floor's " +
+              with(f, oom_floor(f)));
 }
 
 // ---- update -----------------------------------------------------------------------------
@@ -350,6 +372,7 @@ Result<void> hold_exec(const Floor& f, oci::Process& p, const ExecFlags& flags) 
   TRYV(hold_capabilities(f, p, flags));
   if (f.applied.no_new_privileges) p.no_new_privileges = true;
   TRYV(hold_rlimits(f, p));
+  TRYV(hold_oom_score_adj(f, p));
   return {};
 }
 

@@ -48,12 +48,12 @@ oci::Resources docker_resources() {
   return r;
 }
 
-// The floor create records for that config under --policy harsh.
-Floor harsh_floor() {
+// The floor create records for that config (or `process`) under --policy harsh.
+Floor harsh_floor(const oci::Process& process = docker_process()) {
   auto p = policy::load_policy(repo() + "/policies/harsh.json");
   BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
   oci::Config c;
-  c.process = docker_process();
+  c.process = process;
   c.linux.resources = docker_resources();
   const oci::Process asked = *c.process;
   const auto asked_res = c.linux.resources;
@@ -221,6 +221,49 @@ BOOST_AUTO_TEST_CASE(a_floor_that_leaves_user_and_caps_free) {
       "exec: capability CAP_SYS_ADMIN is not in the floor's set (baseline: CAP_"));
 }
 
+// oomScoreAdj: applied with the runtime's privileges, so only tightened.
+
+namespace {
+
+oci::Process with_oom(int adj) {
+  oci::Process p = docker_process();
+  p.oom_score_adj = adj;
+  return p;
+}
+
+oci::Scheduler sched(std::string policy, std::optional<int32_t> nice, std::optional<int32_t> priority = {}) {
+  oci::Scheduler s;
+  s.policy = std::move(policy);
+  s.nice = nice;
+  s.priority = priority;
+  return s;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(oom_score_adj_below_the_floor_is_refused) {
+  Floor f = harsh_floor();  // the config set none: the bound is 0
+  BOOST_TEST(exec_error(f, with_oom(-1000)) == "exec: oomScoreAdj -1000 is below the floor's (harsh: 0 (not set at create))");
+  BOOST_TEST(exec_error(f, with_oom(-1)).starts_with("exec: oomScoreAdj -1 is below the floor's"));
+  BOOST_TEST(*exec_ok(f, with_oom(0)).oom_score_adj == 0);
+  BOOST_TEST(*exec_ok(f, with_oom(1000)).oom_score_adj == 1000);
+  BOOST_TEST(!exec_ok(f, docker_process()).oom_score_adj);  // left out: the runtime's own, as init's
+
+  Floor g = harsh_floor(with_oom(300));
+  BOOST_TEST(*g.applied.oom_score_adj == 300);
+  BOOST_TEST(exec_error(g, with_oom(299)) == "exec: oomScoreAdj 299 is below the floor's (harsh: 300)");
+  BOOST_TEST(*exec_ok(g, with_oom(300)).oom_score_adj == 300);
+  BOOST_TEST(*exec_ok(g, with_oom(500)).oom_score_adj == 500);
+  BOOST_TEST(*exec_ok(g, docker_process()).oom_score_adj == 300);  // left out: init's, not the runtime's
+}
+
+BOOST_AUTO_TEST_CASE(oom_score_adj_repeating_the_clients_own_gets_the_floors) {
+  Floor f = harsh_floor(with_oom(-500));
+  f.applied.oom_score_adj = 0;  // as if create had tightened it
+  BOOST_TEST(*exec_ok(f, with_oom(-500)).oom_score_adj == 0);
+  BOOST_TEST(exec_error(f, with_oom(-501)).starts_with("exec: oomScoreAdj -501 is below the floor's (harsh: 0)"));
+}
+
 // ---- update -----------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(update_above_the_floor_is_refused) {
@@ -297,6 +340,20 @@ BOOST_AUTO_TEST_CASE(floor_round_trips_through_its_file) {
   BOOST_TEST(back->asked.capabilities.bounding->size() == kDockerCaps.size());
   BOOST_TEST(back->applied_resources.pids->limit == 4);
   BOOST_TEST(*back->asked_resources.memory->limit == 1024 * MiB);
+  // The process attributes init got come back too: without them exec would be held to 0.
+  oci::Process attrs = with_oom(300);
+  attrs.scheduler = sched("SCHED_BATCH", 5);
+  attrs.io_priority = oci::IoPriority{"IOPRIO_CLASS_BE", 6};
+  auto held = parse_floor(floor_to_json(harsh_floor(attrs)), "floor.json");
+  BOOST_REQUIRE_MESSAGE(held, (held ? "" : held.error().what()));
+  BOOST_REQUIRE(held->applied.oom_score_adj && held->applied.scheduler && held->applied.io_priority);
+  BOOST_REQUIRE(held->asked.oom_score_adj);
+  BOOST_TEST(*held->applied.oom_score_adj == 300);
+  BOOST_TEST(held->applied.scheduler->policy == "SCHED_BATCH");
+  BOOST_TEST(*held->applied.scheduler->nice == 5);
+  BOOST_TEST(held->applied.io_priority->io_class == "IOPRIO_CLASS_BE");
+  BOOST_TEST(held->applied.io_priority->priority == 6);
+  BOOST_TEST(*held->asked.oom_score_adj == 300);
   // A set absent in memory comes back empty (absent inside a capabilities object is empty, as
   // runc reads it); from then on the file round-trips exactly.
   BOOST_TEST(back->applied.capabilities.inheritable->empty());
