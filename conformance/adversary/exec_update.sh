@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The exec and update channel: a client of a container created under the operator's
 # floor (--policy harsh) asks `exec` and `update` for more than the floor gives: root, a
-# capability, no_new_privs off, larger rlimits, an OOM-immune process, more pids, memory and
-# CPU. Each attempt first runs as a control on a container without a floor, where it succeeds
-# and its effect is seen (uid 0, CAP_SYS_ADMIN in CapEff, pids.max 1000 in the cgroup); under the floor it must be
+# capability, no_new_privs off, larger rlimits, an OOM-immune, real-time or real-time-I/O
+# process, more pids, memory and CPU. Each attempt first runs as a control on a container
+# without a floor, where it succeeds and its effect is seen (uid 0, CAP_SYS_ADMIN in CapEff,
+# pids.max 1000 in the cgroup); under the floor it must be
 # refused with the bound and the floor's value named, or tightened (seen from inside). Ordinary
 # execs and updates that lower a limit still work under harsh, also with a process document
 # that repeats the client's own create-time process, as docker, ctr and podman send it.
@@ -237,6 +238,13 @@ attrs_file() {
   echo "$f"
 }
 
+# host_attrs PID: the same three, read on the host (harsh's seccomp refuses ioprio_get inside).
+host_attrs() {
+  cat "/proc/$1/oom_score_adj"
+  sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f39
+  ionice -p "$1"
+}
+
 case_exec_process_oom_immune() {
   # -1000: never OOM-killed, so the host's other processes die first. Without a floor only the
   # kernel may refuse it (this host has no CAP_SYS_RESOURCE, DESIGN.md §7), never the runtime.
@@ -273,6 +281,70 @@ case_exec_process_oom_below_init() {
   assert_ne 0 "$RC" "exec --process oomScoreAdj 0 under harsh, init at 500" || return 1
   assert_contains "$ERR" "exec: oomScoreAdj 0 is below the floor's (harsh: 500)" || return 1
   held "exec --process: oomScoreAdj 0 below init's 500" "refused: $(why "$ERR" exec)"
+}
+
+# rt_budget: with real-time group scheduling (cgroup v1 cpu.rt_runtime_us) a cgroup without a
+# real-time budget refuses SCHED_FIFO to anyone; give this run's parent one, and CFG the
+# container's share, so that the control can succeed.
+rt_budget() {
+  CFG=.
+  [ -e "$CGROOT/cpu/cpu.rt_runtime_us" ] || return 0
+  mkdir -p "$CGROOT/cpu/$CGPARENT"
+  echo 20000 >"$CGROOT/cpu/$CGPARENT/cpu.rt_runtime_us" || { fail "no real-time budget for $CGPARENT"; return 1; }
+  CFG='.linux.resources.cpu.realtimeRuntime = 10000 | .linux.resources.cpu.realtimePeriod = 1000000'
+}
+
+case_exec_process_sched_fifo() {
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf CFG
+  pf=$(attrs_file fifo '.scheduler = {policy: "SCHED_FIFO", priority: 1}') || return 1
+  rt_budget || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq 1 "$(sed -n 2p <<<"$OUT")" "control: policy SCHED_FIFO (1) in /proc/self/stat without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  CFG=.
+  running harsh "$HARSH"
+  ex --process "$pf" "$ID"
+  assert_ne 0 "$RC" "exec --process SCHED_FIFO under harsh" || return 1
+  assert_contains "$ERR" "exec: scheduler SCHED_FIFO priority 1 is not the floor's (harsh: SCHED_OTHER nice 0 (not set at create))" || return 1
+  held "exec --process: scheduler SCHED_FIFO priority 1" "refused: $(why "$ERR" exec)"
+}
+
+case_exec_process_ioprio_rt() {
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf
+  pf=$(attrs_file iort '.ioPriority = {class: "IOPRIO_CLASS_RT", priority: 0}') || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq "realtime: prio 0" "$(sed -n 3p <<<"$OUT")" "control: ionice without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  running harsh "$HARSH"
+  ex --process "$pf" "$ID"
+  assert_ne 0 "$RC" "exec --process IOPRIO_CLASS_RT under harsh" || return 1
+  assert_contains "$ERR" "exec: ioPriority IOPRIO_CLASS_RT 0 is above the floor's (harsh: IOPRIO_CLASS_BE 4 (not set at create))" || return 1
+  held "exec --process: ioPriority IOPRIO_CLASS_RT 0" "refused: $(why "$ERR" exec)"
+}
+
+case_exec_process_lower_attrs_under_harsh() {
+  # giving up priority is tightening: a higher oom_score_adj, SCHED_IDLE, the idle I/O class
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf want
+  pf=$(process_file low '.args = ["sleep", "30"] | .oomScoreAdj = 500 | .scheduler = {policy: "SCHED_IDLE"} |
+                         .ioPriority = {class: "IOPRIO_CLASS_IDLE", priority: 0}') || return 1
+  want=$'500\n5\nidle'
+  running ctl ""
+  ex --detach --pid-file "$CASEDIR/ctl.pid" --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq "$want" "$(host_attrs "$(<"$CASEDIR/ctl.pid")")" "control: oom_score_adj, policy, ionice" || return 1
+  [ "$OURS" = 1 ] || return 0
+  running harsh "$HARSH"
+  ex --detach --pid-file "$CASEDIR/harsh.pid" --process "$pf" "$ID"
+  assert_rc 0 "exec --process oomScoreAdj 500, SCHED_IDLE, IOPRIO_CLASS_IDLE under harsh: $ERR" || return 1
+  assert_eq "$want" "$(host_attrs "$(<"$CASEDIR/harsh.pid")")" "under harsh: oom_score_adj, policy, ionice" || return 1
+  held "exec --process: oomScoreAdj 500, SCHED_IDLE, IOPRIO_CLASS_IDLE" "allowed: 500, SCHED_IDLE, idle I/O"
 }
 
 case_exec_ordinary_under_harsh() {
@@ -424,6 +496,9 @@ tcase "exec --process RLIMIT_NPROC 1000 is refused under harsh" case_exec_proces
 tcase "exec --process without rlimits gets the floor's" case_exec_process_no_rlimits
 tcase "exec --process oomScoreAdj -1000 is refused under harsh" case_exec_process_oom_immune
 tcase "exec --process oomScoreAdj 0 below init's 500 is refused under harsh" case_exec_process_oom_below_init
+tcase "exec --process SCHED_FIFO priority 1 is refused under harsh" case_exec_process_sched_fifo
+tcase "exec --process ioPriority IOPRIO_CLASS_RT is refused under harsh" case_exec_process_ioprio_rt
+tcase "exec --process may give up priority (oomScoreAdj 500, SCHED_IDLE, idle I/O) under harsh" case_exec_process_lower_attrs_under_harsh
 tcase "an ordinary exec still works under harsh" case_exec_ordinary_under_harsh
 tcase "update --pids-limit 1000 --memory 8g is refused under harsh" case_update_pids_memory_flags
 tcase "update --memory 8g is refused under harsh" case_update_memory_flag

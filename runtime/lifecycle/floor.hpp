@@ -75,7 +75,8 @@ struct ExecFlags {
 // Hold an exec's process to the floor: capabilities within the floor's set (an absent
 // bounding set becomes it), the floor's uid and gid, noNewPrivileges forced on when the floor
 // set it, every floor rlimit present and no hard limit above it; oomScoreAdj not below the
-// floor's (0 when absent on the floor). Refuses what goes beyond.
+// floor's, no real-time scheduler but the floor's, no nice below it, no I/O priority above it
+// (absent on the floor: 0, nice 0, best-effort 4). Refuses what goes beyond.
 Result<void> hold_exec(const Floor& f, oci::Process& p, const ExecFlags& flags);
 
 // Hold an update's resources to the floor: no limit above (or removed past) the floor's,
