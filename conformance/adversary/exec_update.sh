@@ -245,6 +245,16 @@ host_attrs() {
   ionice -p "$1"
 }
 
+# refused_under_harsh PF ATTEMPT MESSAGE: `exec --process PF` into a container under harsh is
+# refused with MESSAGE; records the row.
+refused_under_harsh() {
+  running harsh "$HARSH"
+  ex --process "$1" "$ID"
+  assert_ne 0 "$RC" "exec --process $2 under harsh" || return 1
+  assert_contains "$ERR" "$3" || return 1
+  held "exec --process: $2" "refused: $(why "$ERR" exec)"
+}
+
 case_exec_process_oom_immune() {
   # -1000: never OOM-killed, so the host's other processes die first. Without a floor only the
   # kernel may refuse it (this host has no CAP_SYS_RESOURCE, DESIGN.md §7), never the runtime.
@@ -259,11 +269,8 @@ case_exec_process_oom_immune() {
     assert_contains "$ERR" "set oom_score_adj to -1000: write /proc/self/oom_score_adj (lowering oom_score_adj needs CAP_SYS_RESOURCE)" || return 1
   fi
   [ "$OURS" = 1 ] || return 0
-  running harsh "$HARSH"
-  ex --process "$pf" "$ID"
-  assert_ne 0 "$RC" "exec --process oomScoreAdj -1000 under harsh" || return 1
-  assert_contains "$ERR" "exec: oomScoreAdj -1000 is below the floor's (harsh: 0 (not set at create))" || return 1
-  held "exec --process: oomScoreAdj -1000" "refused: $(why "$ERR" exec)"
+  refused_under_harsh "$pf" "oomScoreAdj -1000" \
+    "exec: oomScoreAdj -1000 is below the floor's (harsh: 0 (not set at create))"
 }
 
 case_exec_process_oom_below_init() {
@@ -276,11 +283,7 @@ case_exec_process_oom_below_init() {
   assert_rc 0 "control: $ERR" || return 1
   assert_eq 0 "$(sed -n 1p <<<"$OUT")" "control: oom_score_adj without a floor" || return 1
   [ "$OURS" = 1 ] || return 0
-  running harsh "$HARSH"
-  ex --process "$pf" "$ID"
-  assert_ne 0 "$RC" "exec --process oomScoreAdj 0 under harsh, init at 500" || return 1
-  assert_contains "$ERR" "exec: oomScoreAdj 0 is below the floor's (harsh: 500)" || return 1
-  held "exec --process: oomScoreAdj 0 below init's 500" "refused: $(why "$ERR" exec)"
+  refused_under_harsh "$pf" "oomScoreAdj 0 below init's 500" "exec: oomScoreAdj 0 is below the floor's (harsh: 500)"
 }
 
 # rt_budget: with real-time group scheduling (cgroup v1 cpu.rt_runtime_us) a cgroup without a
@@ -305,11 +308,8 @@ case_exec_process_sched_fifo() {
   assert_eq 1 "$(sed -n 2p <<<"$OUT")" "control: policy SCHED_FIFO (1) in /proc/self/stat without a floor" || return 1
   [ "$OURS" = 1 ] || return 0
   CFG=.
-  running harsh "$HARSH"
-  ex --process "$pf" "$ID"
-  assert_ne 0 "$RC" "exec --process SCHED_FIFO under harsh" || return 1
-  assert_contains "$ERR" "exec: scheduler SCHED_FIFO priority 1 is not the floor's (harsh: SCHED_OTHER nice 0 (not set at create))" || return 1
-  held "exec --process: scheduler SCHED_FIFO priority 1" "refused: $(why "$ERR" exec)"
+  refused_under_harsh "$pf" "scheduler SCHED_FIFO priority 1" \
+    "exec: scheduler SCHED_FIFO priority 1 is not the floor's (harsh: SCHED_OTHER nice 0 (not set at create))"
 }
 
 case_exec_process_ioprio_rt() {
@@ -321,11 +321,8 @@ case_exec_process_ioprio_rt() {
   assert_rc 0 "control: $ERR" || return 1
   assert_eq "realtime: prio 0" "$(sed -n 3p <<<"$OUT")" "control: ionice without a floor" || return 1
   [ "$OURS" = 1 ] || return 0
-  running harsh "$HARSH"
-  ex --process "$pf" "$ID"
-  assert_ne 0 "$RC" "exec --process IOPRIO_CLASS_RT under harsh" || return 1
-  assert_contains "$ERR" "exec: ioPriority IOPRIO_CLASS_RT 0 is above the floor's (harsh: IOPRIO_CLASS_BE 4 (not set at create))" || return 1
-  held "exec --process: ioPriority IOPRIO_CLASS_RT 0" "refused: $(why "$ERR" exec)"
+  refused_under_harsh "$pf" "ioPriority IOPRIO_CLASS_RT 0" \
+    "exec: ioPriority IOPRIO_CLASS_RT 0 is above the floor's (harsh: IOPRIO_CLASS_BE 4 (not set at create))"
 }
 
 case_exec_process_lower_attrs_under_harsh() {
