@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The exec and update channel: a client of a container created under the operator's
 # floor (--policy harsh) asks `exec` and `update` for more than the floor gives: root, a
-# capability, no_new_privs off, larger rlimits, more pids, memory and CPU. Each attempt first
-# runs as a control on a container without a floor, where it succeeds and its effect is seen
-# (uid 0, CAP_SYS_ADMIN in CapEff, pids.max 1000 in the cgroup); under the floor it must be
+# capability, no_new_privs off, larger rlimits, an OOM-immune, real-time or real-time-I/O
+# process, more pids, memory and CPU. Each attempt first runs as a control on a container
+# without a floor, where it succeeds and its effect is seen (uid 0, CAP_SYS_ADMIN in CapEff,
+# pids.max 1000 in the cgroup); under the floor it must be
 # refused with the bound and the floor's value named, or tightened (seen from inside). Ordinary
 # execs and updates that lower a limit still work under harsh, also with a process document
 # that repeats the client's own create-time process, as docker, ctr and podman send it.
@@ -29,9 +30,11 @@ host_cg_file() {
 }
 
 # running NAME FLOOR: a started container (init: sleep) under FLOOR ("" for none); sets ID.
+# CFG, if set, is a jq filter applied to its config first.
 running() {
   local b
   b=$(new_bundle "$1" sleep 50)
+  [ -z "${CFG:-}" ] || cfg "$b" "$CFG" || return 1
   ID=$(newid "$1")
   if [ -n "$2" ]; then
     _cgpath_for "$b" "$ID"
@@ -225,6 +228,122 @@ case_exec_process_no_rlimits() {
   held "exec --process: rlimits left out" "tightened: the floor's RLIMIT_AS 134217728 inside"
 }
 
+# What the exec'd process got, seen from inside: oom_score_adj, the scheduling policy (field 41
+# of /proc/self/stat: 0 other, 1 FIFO, 3 batch, 5 idle) and the I/O priority (busybox ionice).
+ATTRS='cat /proc/self/oom_score_adj; sed "s/.*) //" /proc/self/stat | cut -d" " -f39; ionice'
+attrs_file() {
+  local f
+  f=$(process_file "$1" "$2") || return 1
+  jq --arg a "$ATTRS" '.args[2] = $a' "$f" >"$f.new" && mv "$f.new" "$f" || { fail "jq: args"; return 1; }
+  echo "$f"
+}
+
+# host_attrs PID: the same three, read on the host (harsh's seccomp refuses ioprio_get inside).
+host_attrs() {
+  cat "/proc/$1/oom_score_adj"
+  sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f39
+  ionice -p "$1"
+}
+
+# refused_under_harsh PF ATTEMPT MESSAGE: `exec --process PF` into a container under harsh is
+# refused with MESSAGE; records the row.
+refused_under_harsh() {
+  running harsh "$HARSH"
+  ex --process "$1" "$ID"
+  assert_ne 0 "$RC" "exec --process $2 under harsh" || return 1
+  assert_contains "$ERR" "$3" || return 1
+  held "exec --process: $2" "refused: $(why "$ERR" exec)"
+}
+
+case_exec_process_oom_immune() {
+  # -1000: never OOM-killed, so the host's other processes die first. Without a floor only the
+  # kernel may refuse it (this host has no CAP_SYS_RESOURCE, DESIGN.md §7), never the runtime.
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf
+  pf=$(attrs_file oom '.oomScoreAdj = -1000') || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  if [ "$RC" = 0 ]; then
+    assert_eq -1000 "$(sed -n 1p <<<"$OUT")" "control: oom_score_adj without a floor" || return 1
+  else
+    assert_contains "$ERR" "set oom_score_adj to -1000: write /proc/self/oom_score_adj (lowering oom_score_adj needs CAP_SYS_RESOURCE)" || return 1
+  fi
+  [ "$OURS" = 1 ] || return 0
+  refused_under_harsh "$pf" "oomScoreAdj -1000" \
+    "exec: oomScoreAdj -1000 is below the floor's (harsh: 0 (not set at create))"
+}
+
+case_exec_process_oom_below_init() {
+  # init got 500 (its config's): an exec may not come back to 0, which the kernel allows here
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf CFG='.process.oomScoreAdj = 500'
+  pf=$(attrs_file oom0 '.oomScoreAdj = 0') || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq 0 "$(sed -n 1p <<<"$OUT")" "control: oom_score_adj without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  refused_under_harsh "$pf" "oomScoreAdj 0 below init's 500" "exec: oomScoreAdj 0 is below the floor's (harsh: 500)"
+}
+
+# rt_budget: with real-time group scheduling (cgroup v1 cpu.rt_runtime_us) a cgroup without a
+# real-time budget refuses SCHED_FIFO to anyone; give this run's parent one, and CFG the
+# container's share, so that the control can succeed.
+rt_budget() {
+  CFG=.
+  [ -e "$CGROOT/cpu/cpu.rt_runtime_us" ] || return 0
+  mkdir -p "$CGROOT/cpu/$CGPARENT"
+  echo 20000 >"$CGROOT/cpu/$CGPARENT/cpu.rt_runtime_us" || { fail "no real-time budget for $CGPARENT"; return 1; }
+  CFG='.linux.resources.cpu.realtimeRuntime = 10000 | .linux.resources.cpu.realtimePeriod = 1000000'
+}
+
+case_exec_process_sched_fifo() {
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf CFG
+  pf=$(attrs_file fifo '.scheduler = {policy: "SCHED_FIFO", priority: 1}') || return 1
+  rt_budget || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq 1 "$(sed -n 2p <<<"$OUT")" "control: policy SCHED_FIFO (1) in /proc/self/stat without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  CFG=.
+  refused_under_harsh "$pf" "scheduler SCHED_FIFO priority 1" \
+    "exec: scheduler SCHED_FIFO priority 1 is not the floor's (harsh: SCHED_OTHER nice 0 (not set at create))"
+}
+
+case_exec_process_ioprio_rt() {
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf
+  pf=$(attrs_file iort '.ioPriority = {class: "IOPRIO_CLASS_RT", priority: 0}') || return 1
+  running ctl ""
+  ex --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq "realtime: prio 0" "$(sed -n 3p <<<"$OUT")" "control: ionice without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  refused_under_harsh "$pf" "ioPriority IOPRIO_CLASS_RT 0" \
+    "exec: ioPriority IOPRIO_CLASS_RT 0 is above the floor's (harsh: IOPRIO_CLASS_BE 4 (not set at create))"
+}
+
+case_exec_process_lower_attrs_under_harsh() {
+  # giving up priority is tightening: a higher oom_score_adj, SCHED_IDLE, the idle I/O class
+  known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
+  local pf want
+  pf=$(process_file low '.args = ["sleep", "30"] | .oomScoreAdj = 500 | .scheduler = {policy: "SCHED_IDLE"} |
+                         .ioPriority = {class: "IOPRIO_CLASS_IDLE", priority: 0}') || return 1
+  want=$'500\n5\nidle'
+  running ctl ""
+  ex --detach --pid-file "$CASEDIR/ctl.pid" --process "$pf" "$ID"
+  assert_rc 0 "control: $ERR" || return 1
+  assert_eq "$want" "$(host_attrs "$(<"$CASEDIR/ctl.pid")")" "control: oom_score_adj, policy, ionice" || return 1
+  [ "$OURS" = 1 ] || return 0
+  running harsh "$HARSH"
+  ex --detach --pid-file "$CASEDIR/harsh.pid" --process "$pf" "$ID"
+  assert_rc 0 "exec --process oomScoreAdj 500, SCHED_IDLE, IOPRIO_CLASS_IDLE under harsh: $ERR" || return 1
+  assert_eq "$want" "$(host_attrs "$(<"$CASEDIR/harsh.pid")")" "under harsh: oom_score_adj, policy, ionice" || return 1
+  held "exec --process: oomScoreAdj 500, SCHED_IDLE, IOPRIO_CLASS_IDLE" "allowed: 500, SCHED_IDLE, idle I/O"
+}
+
 case_exec_ordinary_under_harsh() {
   # exec ID CMD, and a process document repeating the bundle's own process (uid 0, its
   # capabilities, as docker/ctr/podman build it): both run, as the floor's uid, no capability
@@ -372,6 +491,11 @@ tcase "exec --process noNewPrivileges false is forced on under harsh" case_exec_
 tcase "exec --process RLIMIT_AS unlimited is refused under harsh" case_exec_process_rlimit_as
 tcase "exec --process RLIMIT_NPROC 1000 is refused under harsh" case_exec_process_rlimit_nproc
 tcase "exec --process without rlimits gets the floor's" case_exec_process_no_rlimits
+tcase "exec --process oomScoreAdj -1000 is refused under harsh" case_exec_process_oom_immune
+tcase "exec --process oomScoreAdj 0 below init's 500 is refused under harsh" case_exec_process_oom_below_init
+tcase "exec --process SCHED_FIFO priority 1 is refused under harsh" case_exec_process_sched_fifo
+tcase "exec --process ioPriority IOPRIO_CLASS_RT is refused under harsh" case_exec_process_ioprio_rt
+tcase "exec --process may give up priority (oomScoreAdj 500, SCHED_IDLE, idle I/O) under harsh" case_exec_process_lower_attrs_under_harsh
 tcase "an ordinary exec still works under harsh" case_exec_ordinary_under_harsh
 tcase "update --pids-limit 1000 --memory 8g is refused under harsh" case_update_pids_memory_flags
 tcase "update --memory 8g is refused under harsh" case_update_memory_flag

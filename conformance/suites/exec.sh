@@ -218,6 +218,29 @@ EOF
   assert_line "$OUT" '^NoNewPrivs:[[:space:]]+1$' "noNewPrivileges"
 }
 
+case_process_sched_ioprio() {
+  # applied to the exec'd process as to init (runc 1.2+, crun): seen from inside, the policy in
+  # field 41 of /proc/self/stat (5: SCHED_IDLE) and the I/O class (busybox ionice)
+  known_fail runc   # runc 1.1 has no process.scheduler or process.ioPriority (added in 1.2)
+  local pj
+  running b "$(newid sched)"
+  pj=$CASEDIR/process.json
+  cat >"$pj" <<'EOF'
+{
+  "user": { "uid": 0, "gid": 0 },
+  "args": [ "sh", "-c", "sed 's/.*) //' /proc/self/stat | cut -d' ' -f39; ionice" ],
+  "env": [ "PATH=/bin" ],
+  "cwd": "/",
+  "scheduler": { "policy": "SCHED_IDLE" },
+  "ioPriority": { "class": "IOPRIO_CLASS_IDLE", "priority": 0 }
+}
+EOF
+  ex --process "$pj" "$ID"
+  assert_rc 0
+  assert_eq 5 "$(sed -n 1p <<<"$OUT")" "scheduling policy SCHED_IDLE (5) inside"
+  assert_eq idle "$(sed -n 2p <<<"$OUT")" "I/O priority class inside"
+}
+
 case_cli_overrides() {
   local gs
   running b "$(newid cli)"
@@ -368,6 +391,7 @@ tcase "exec has init's rlimits" case_rlimits
 tcase "exec exit codes: 5, 0, 137 (SIGKILL), 143 (SIGTERM)" case_exit_codes
 tcase "exec --detach --pid-file: a running host pid in init's pid namespace" case_detach_pid_file
 tcase "exec --process process.json: args, env, cwd, user, groups, caps, rlimits, noNewPrivileges" case_process_json
+tcase "exec --process scheduler SCHED_IDLE and ioPriority IOPRIO_CLASS_IDLE take effect" case_process_sched_ioprio
 tcase "exec --env, --cwd, --user 1000:1000, --additional-gids" case_cli_overrides
 tcase "exec --cap CAP_CHOWN: effective, never inheritable or ambient (CVE-2022-27650)" case_cap_added
 tcase "exec --preserve-fds 1 passes fd 3; without it only 0, 1, 2" case_preserve_fds

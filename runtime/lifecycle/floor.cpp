@@ -29,6 +29,9 @@ oci::Process held_part(const oci::Process& p) {
   out.capabilities = p.capabilities;
   out.no_new_privileges = p.no_new_privileges;
   out.rlimits = p.rlimits;
+  out.oom_score_adj = p.oom_score_adj;
+  out.scheduler = p.scheduler;
+  out.io_priority = p.io_priority;
   return out;
 }
 
@@ -164,6 +167,90 @@ Result<void> hold_rlimits(const Floor& f, oci::Process& p) {
     it->soft = std::min(it->soft, it->hard);
   }
   return {};
+}
+
+// oomScoreAdj, scheduler and ioPriority are applied while the exec'd child still has the
+// runtime's privileges: each may only tighten what init got. Where init got none (it kept the
+// runtime's own), the bound is the kernel's default: oomScoreAdj 0, nice 0, no real-time
+// policy, best-effort I/O priority 4 (a nice-0 process's).
+
+std::string oom_floor(const Floor& f) {
+  return f.applied.oom_score_adj ? std::to_string(*f.applied.oom_score_adj) : "0 (not set at create)";
+}
+
+Result<void> hold_oom_score_adj(const Floor& f, oci::Process& p) {
+  if (!p.oom_score_adj) p.oom_score_adj = f.applied.oom_score_adj;  // else the runtime's own
+  if (!p.oom_score_adj || *p.oom_score_adj >= f.applied.oom_score_adj.value_or(0)) return {};
+  if (f.asked.oom_score_adj == p.oom_score_adj) {  // the client's own create-time value
+    p.oom_score_adj = f.applied.oom_score_adj;
+    return {};
+  }
+  return fail("exec: oomScoreAdj " + std::to_string(*p.oom_score_adj) + " is below the floor's " +
+              with(f, oom_floor(f)));
+}
+
+bool same_scheduler(const oci::Scheduler& a, const oci::Scheduler& b) {
+  return a.policy == b.policy && a.nice == b.nice && a.priority == b.priority && a.flags == b.flags &&
+         a.runtime == b.runtime && a.deadline == b.deadline && a.period == b.period;
+}
+
+// Only these share the CPU by nice value; anything else (FIFO, RR, DEADLINE, an unknown name)
+// is held as real-time.
+bool fair_policy(const std::string& policy) {
+  return policy == "SCHED_OTHER" || policy == "SCHED_BATCH" || policy == "SCHED_IDLE";
+}
+
+std::string scheduler_text(const oci::Scheduler& s) {
+  if (!fair_policy(s.policy)) return s.policy + " priority " + std::to_string(s.priority.value_or(0));
+  return s.policy + " nice " + std::to_string(s.nice.value_or(0));
+}
+
+Result<void> hold_scheduler(const Floor& f, oci::Process& p) {
+  const auto& fs = f.applied.scheduler;
+  // Left out, the runtime's own (nice 0): init's instead, unless that is real-time.
+  if (!p.scheduler && fs && fair_policy(fs->policy)) p.scheduler = fs;
+  if (!p.scheduler) return {};
+  const oci::Scheduler& s = *p.scheduler;
+  // A real-time policy only as the floor's; an idle floor stays idle (SCHED_OTHER is more CPU).
+  bool not_floors = fair_policy(s.policy) ? fs && fs->policy == "SCHED_IDLE" && s.policy != "SCHED_IDLE"
+                                          : !fs || !same_scheduler(s, *fs);
+  int floor_nice = fs && fair_policy(fs->policy) ? fs->nice.value_or(0) : 0;
+  std::string beyond;
+  if (not_floors)
+    beyond = "exec: scheduler " + scheduler_text(s) + " is not the floor's ";
+  else if (fair_policy(s.policy) && s.nice.value_or(0) < floor_nice)
+    beyond = "exec: scheduler nice " + std::to_string(s.nice.value_or(0)) + " is below the floor's ";
+  if (beyond.empty()) return {};
+  if (f.asked.scheduler && same_scheduler(*f.asked.scheduler, s)) {  // the client's own: what create gave
+    p.scheduler = fs;
+    return {};
+  }
+  return fail(beyond + with(f, fs ? scheduler_text(*fs) : "SCHED_OTHER nice 0 (not set at create)"));
+}
+
+// Lower is more I/O: RT 0-7, then BE 0-7, then IDLE. An unknown class ranks as RT.
+int io_rank(const oci::IoPriority& p) {
+  if (p.io_class == "IOPRIO_CLASS_IDLE") return 16;
+  if (p.io_class == "IOPRIO_CLASS_BE") return 8 + p.priority;
+  return p.priority;
+}
+
+std::string io_text(const oci::IoPriority& p) { return p.io_class + " " + std::to_string(p.priority); }
+
+Result<void> hold_io_priority(const Floor& f, oci::Process& p) {
+  static const oci::IoPriority kDefault{"IOPRIO_CLASS_BE", 4};
+  const oci::IoPriority& floor = f.applied.io_priority.value_or(kDefault);
+  // Left out, the runtime's own (best-effort 4): init's instead, unless that is real-time.
+  if (!p.io_priority && f.applied.io_priority && io_rank(floor) >= io_rank(kDefault)) p.io_priority = floor;
+  if (!p.io_priority) return {};
+  if (io_rank(*p.io_priority) >= io_rank(floor)) return {};
+  if (f.asked.io_priority && f.asked.io_priority->io_class == p.io_priority->io_class &&
+      f.asked.io_priority->priority == p.io_priority->priority) {
+    p.io_priority = f.applied.io_priority;
+    return {};
+  }
+  return fail("exec: ioPriority " + io_text(*p.io_priority) + " is above the floor's " +
+              with(f, io_text(floor) + (f.applied.io_priority ? "" : " (not set at create)")));
 }
 
 // ---- update -----------------------------------------------------------------------------
@@ -350,6 +437,9 @@ Result<void> hold_exec(const Floor& f, oci::Process& p, const ExecFlags& flags) 
   TRYV(hold_capabilities(f, p, flags));
   if (f.applied.no_new_privileges) p.no_new_privileges = true;
   TRYV(hold_rlimits(f, p));
+  TRYV(hold_oom_score_adj(f, p));
+  TRYV(hold_scheduler(f, p));
+  TRYV(hold_io_priority(f, p));
   return {};
 }
 

@@ -3,10 +3,11 @@
 //
 // create writes it (floor.json in the container's state dir, 0600, next to state.json) only
 // when a policy was applied, from what the runtime itself applied: the policy's id and hash,
-// and the tightened process (user, capabilities, noNewPrivileges, rlimits) and
-// linux.resources that init got. It is the runtime's own record, never read from a bundle:
-// a client's `sharness` block in config.json plays no part in it. The record's `floor` flag
-// says it must exist, so a missing or unreadable floor fails exec and update closed.
+// and the tightened process (user, capabilities, noNewPrivileges, rlimits, oomScoreAdj,
+// scheduler, ioPriority) and linux.resources that init got. It is the runtime's own record,
+// never read from a bundle: a client's `sharness` block in config.json plays no part in it.
+// The record's `floor` flag says it must exist, so a missing or unreadable floor fails exec
+// and update closed.
 //
 // It also keeps what the client's config.json asked for at create (`asked`), before the
 // policy tightened it. Real clients build an exec process or an update from the container's
@@ -35,7 +36,8 @@ struct Floor {
   std::string policy_id, policy_hash;
   bool fixes_uid = false;  // the policy set the uid (a fixed one, or the ephemeral uid claimed at create)
   bool fixes_gid = false;
-  // What create applied: process.{user, capabilities, noNewPrivileges, rlimits}, linux.resources.
+  // What create applied: process.{user, capabilities, noNewPrivileges, rlimits, oomScoreAdj,
+  // scheduler, ioPriority}, linux.resources.
   oci::Process applied;
   oci::Resources applied_resources;
   // What the client's config.json asked for, before the policy: only decides "repeat" (tighten
@@ -72,7 +74,9 @@ struct ExecFlags {
 
 // Hold an exec's process to the floor: capabilities within the floor's set (an absent
 // bounding set becomes it), the floor's uid and gid, noNewPrivileges forced on when the floor
-// set it, every floor rlimit present and no hard limit above it. Refuses what goes beyond.
+// set it, every floor rlimit present and no hard limit above it; oomScoreAdj not below the
+// floor's, no real-time scheduler but the floor's, no nice below it, no I/O priority above it
+// (absent on the floor: 0, nice 0, best-effort 4). Refuses what goes beyond.
 Result<void> hold_exec(const Floor& f, oci::Process& p, const ExecFlags& flags);
 
 // Hold an update's resources to the floor: no limit above (or removed past) the floor's,

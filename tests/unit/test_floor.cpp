@@ -48,12 +48,12 @@ oci::Resources docker_resources() {
   return r;
 }
 
-// The floor create records for that config under --policy harsh.
-Floor harsh_floor() {
+// The floor create records for that config (or `process`) under --policy harsh.
+Floor harsh_floor(const oci::Process& process = docker_process()) {
   auto p = policy::load_policy(repo() + "/policies/harsh.json");
   BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
   oci::Config c;
-  c.process = docker_process();
+  c.process = process;
   c.linux.resources = docker_resources();
   const oci::Process asked = *c.process;
   const auto asked_res = c.linux.resources;
@@ -221,6 +221,150 @@ BOOST_AUTO_TEST_CASE(a_floor_that_leaves_user_and_caps_free) {
       "exec: capability CAP_SYS_ADMIN is not in the floor's set (baseline: CAP_"));
 }
 
+// oomScoreAdj, scheduler, ioPriority: applied with the runtime's privileges, so only tightened.
+
+namespace {
+
+oci::Process with_oom(int adj) {
+  oci::Process p = docker_process();
+  p.oom_score_adj = adj;
+  return p;
+}
+
+oci::Scheduler sched(std::string policy, std::optional<int32_t> nice, std::optional<int32_t> priority = {}) {
+  oci::Scheduler s;
+  s.policy = std::move(policy);
+  s.nice = nice;
+  s.priority = priority;
+  return s;
+}
+
+oci::Process with_sched(const oci::Scheduler& s) {
+  oci::Process p = docker_process();
+  p.scheduler = s;
+  return p;
+}
+
+oci::Process with_io(std::string cls, int prio) {
+  oci::Process p = docker_process();
+  p.io_priority = oci::IoPriority{std::move(cls), prio};
+  return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(oom_score_adj_below_the_floor_is_refused) {
+  Floor f = harsh_floor();  // the config set none: the bound is 0
+  BOOST_TEST(exec_error(f, with_oom(-1000)) == "exec: oomScoreAdj -1000 is below the floor's (harsh: 0 (not set at create))");
+  BOOST_TEST(exec_error(f, with_oom(-1)).starts_with("exec: oomScoreAdj -1 is below the floor's"));
+  BOOST_TEST(*exec_ok(f, with_oom(0)).oom_score_adj == 0);
+  BOOST_TEST(*exec_ok(f, with_oom(1000)).oom_score_adj == 1000);
+  BOOST_TEST(!exec_ok(f, docker_process()).oom_score_adj);  // left out: the runtime's own, as init's
+
+  Floor g = harsh_floor(with_oom(300));
+  BOOST_TEST(*g.applied.oom_score_adj == 300);
+  BOOST_TEST(exec_error(g, with_oom(299)) == "exec: oomScoreAdj 299 is below the floor's (harsh: 300)");
+  BOOST_TEST(*exec_ok(g, with_oom(300)).oom_score_adj == 300);
+  BOOST_TEST(*exec_ok(g, with_oom(500)).oom_score_adj == 500);
+  BOOST_TEST(*exec_ok(g, docker_process()).oom_score_adj == 300);  // left out: init's, not the runtime's
+}
+
+BOOST_AUTO_TEST_CASE(oom_score_adj_repeating_the_clients_own_gets_the_floors) {
+  Floor f = harsh_floor(with_oom(-500));
+  f.applied.oom_score_adj = 0;  // as if create had tightened it
+  BOOST_TEST(*exec_ok(f, with_oom(-500)).oom_score_adj == 0);
+  BOOST_TEST(exec_error(f, with_oom(-501)).starts_with("exec: oomScoreAdj -501 is below the floor's (harsh: 0)"));
+}
+
+BOOST_AUTO_TEST_CASE(real_time_scheduler_is_refused_unless_the_floors) {
+  Floor f = harsh_floor();
+  BOOST_TEST(exec_error(f, with_sched(sched("SCHED_FIFO", {}, 1))) ==
+             "exec: scheduler SCHED_FIFO priority 1 is not the floor's (harsh: SCHED_OTHER nice 0 (not set at create))");
+  BOOST_TEST(exec_error(f, with_sched(sched("SCHED_RR", {}, 99))).starts_with("exec: scheduler SCHED_RR priority 99 is not the floor's"));
+  auto dl = sched("SCHED_DEADLINE", {});
+  dl.runtime = 10000000;
+  dl.deadline = dl.period = 30000000;
+  BOOST_TEST(exec_error(f, with_sched(dl)).starts_with("exec: scheduler SCHED_DEADLINE priority 0 is not the floor's"));
+  BOOST_TEST(exec_error(f, with_sched(sched("SCHED_ISO", {}))).starts_with("exec: scheduler SCHED_ISO"));
+
+  Floor g = harsh_floor(with_sched(sched("SCHED_FIFO", {}, 1)));
+  BOOST_TEST(exec_ok(g, with_sched(sched("SCHED_FIFO", {}, 1))).scheduler->policy == "SCHED_FIFO");
+  BOOST_TEST(exec_error(g, with_sched(sched("SCHED_FIFO", {}, 2))) ==
+             "exec: scheduler SCHED_FIFO priority 2 is not the floor's (harsh: SCHED_FIFO priority 1)");
+  BOOST_TEST(exec_error(g, with_sched(sched("SCHED_RR", {}, 1))).starts_with("exec: scheduler SCHED_RR priority 1 is not"));
+  BOOST_TEST(exec_ok(g, with_sched(sched("SCHED_OTHER", 0))).scheduler->policy == "SCHED_OTHER");
+  BOOST_TEST(!exec_ok(g, docker_process()).scheduler);  // left out: the runtime's own, below FIFO
+}
+
+BOOST_AUTO_TEST_CASE(nice_below_the_floor_is_refused) {
+  Floor f = harsh_floor();
+  BOOST_TEST(exec_error(f, with_sched(sched("SCHED_OTHER", -5))) ==
+             "exec: scheduler nice -5 is below the floor's (harsh: SCHED_OTHER nice 0 (not set at create))");
+  BOOST_TEST(exec_error(f, with_sched(sched("SCHED_BATCH", -1))).starts_with("exec: scheduler nice -1 is below"));
+  for (const char* pol : {"SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE"}) {
+    BOOST_TEST(exec_ok(f, with_sched(sched(pol, {}))).scheduler->policy == pol);
+    BOOST_TEST(*exec_ok(f, with_sched(sched(pol, 19))).scheduler->nice == 19);
+  }
+
+  Floor g = harsh_floor(with_sched(sched("SCHED_BATCH", 5)));
+  BOOST_TEST(exec_error(g, with_sched(sched("SCHED_OTHER", 4))) ==
+             "exec: scheduler nice 4 is below the floor's (harsh: SCHED_BATCH nice 5)");
+  BOOST_TEST(*exec_ok(g, with_sched(sched("SCHED_OTHER", 5))).scheduler->nice == 5);
+  BOOST_TEST(exec_ok(g, with_sched(sched("SCHED_IDLE", 10))).scheduler->policy == "SCHED_IDLE");
+
+  BOOST_TEST(*exec_ok(g, docker_process()).scheduler->nice == 5);  // left out: init's, not the runtime's
+  BOOST_TEST(!exec_ok(f, docker_process()).scheduler);
+
+  Floor idle = harsh_floor(with_sched(sched("SCHED_IDLE", {})));  // idle stays idle
+  BOOST_TEST(exec_error(idle, with_sched(sched("SCHED_OTHER", 19))) ==
+             "exec: scheduler SCHED_OTHER nice 19 is not the floor's (harsh: SCHED_IDLE nice 0)");
+  BOOST_TEST(exec_error(idle, with_sched(sched("SCHED_BATCH", {}))).starts_with("exec: scheduler SCHED_BATCH nice 0 is not"));
+  BOOST_TEST(exec_ok(idle, with_sched(sched("SCHED_IDLE", {}))).scheduler->policy == "SCHED_IDLE");
+}
+
+BOOST_AUTO_TEST_CASE(scheduler_repeating_the_clients_own_gets_the_floors) {
+  Floor f = harsh_floor(with_sched(sched("SCHED_FIFO", {}, 1)));
+  f.applied.scheduler.reset();  // as if create had dropped it
+  BOOST_TEST(!exec_ok(f, with_sched(sched("SCHED_FIFO", {}, 1))).scheduler);
+  BOOST_TEST(exec_error(f, with_sched(sched("SCHED_FIFO", {}, 2))).starts_with("exec: scheduler SCHED_FIFO priority 2 is not"));
+  Floor g = harsh_floor(with_sched(sched("SCHED_OTHER", -10)));
+  g.applied.scheduler = sched("SCHED_OTHER", 0);
+  BOOST_TEST(*exec_ok(g, with_sched(sched("SCHED_OTHER", -10))).scheduler->nice == 0);
+  BOOST_TEST(exec_error(g, with_sched(sched("SCHED_OTHER", -11))).starts_with("exec: scheduler nice -11 is below"));
+}
+
+BOOST_AUTO_TEST_CASE(io_priority_above_the_floor_is_refused) {
+  Floor f = harsh_floor();  // none set: best-effort 4, a nice-0 process's
+  BOOST_TEST(exec_error(f, with_io("IOPRIO_CLASS_RT", 7)) ==
+             "exec: ioPriority IOPRIO_CLASS_RT 7 is above the floor's (harsh: IOPRIO_CLASS_BE 4 (not set at create))");
+  BOOST_TEST(exec_error(f, with_io("IOPRIO_CLASS_BE", 3)).starts_with("exec: ioPriority IOPRIO_CLASS_BE 3 is above"));
+  BOOST_TEST(exec_ok(f, with_io("IOPRIO_CLASS_BE", 4)).io_priority->priority == 4);
+  BOOST_TEST(exec_ok(f, with_io("IOPRIO_CLASS_BE", 7)).io_priority->priority == 7);
+  BOOST_TEST(exec_ok(f, with_io("IOPRIO_CLASS_IDLE", 0)).io_priority->io_class == "IOPRIO_CLASS_IDLE");
+
+  Floor rt = harsh_floor(with_io("IOPRIO_CLASS_RT", 4));
+  BOOST_TEST(exec_ok(rt, with_io("IOPRIO_CLASS_RT", 4)).io_priority->io_class == "IOPRIO_CLASS_RT");
+  BOOST_TEST(exec_error(rt, with_io("IOPRIO_CLASS_RT", 3)) ==
+             "exec: ioPriority IOPRIO_CLASS_RT 3 is above the floor's (harsh: IOPRIO_CLASS_RT 4)");
+  BOOST_TEST(exec_ok(rt, with_io("IOPRIO_CLASS_BE", 0)).io_priority->io_class == "IOPRIO_CLASS_BE");
+  BOOST_TEST(!exec_ok(rt, docker_process()).io_priority);  // left out: the runtime's own, below RT
+
+  Floor idle = harsh_floor(with_io("IOPRIO_CLASS_IDLE", 0));
+  BOOST_TEST(exec_error(idle, with_io("IOPRIO_CLASS_BE", 7)).starts_with("exec: ioPriority IOPRIO_CLASS_BE 7 is above the floor's (harsh: IOPRIO_CLASS_IDLE 0)"));
+  BOOST_TEST(exec_ok(idle, with_io("IOPRIO_CLASS_IDLE", 0)).io_priority->io_class == "IOPRIO_CLASS_IDLE");
+  BOOST_TEST(exec_ok(idle, docker_process()).io_priority->io_class == "IOPRIO_CLASS_IDLE");  // left out: init's
+  BOOST_TEST(!exec_ok(f, docker_process()).io_priority);
+}
+
+BOOST_AUTO_TEST_CASE(io_priority_repeating_the_clients_own_gets_the_floors) {
+  Floor f = harsh_floor(with_io("IOPRIO_CLASS_RT", 0));
+  f.applied.io_priority = oci::IoPriority{"IOPRIO_CLASS_BE", 2};
+  auto p = exec_ok(f, with_io("IOPRIO_CLASS_RT", 0));
+  BOOST_TEST(p.io_priority->io_class == "IOPRIO_CLASS_BE");
+  BOOST_TEST(p.io_priority->priority == 2);
+  BOOST_TEST(exec_error(f, with_io("IOPRIO_CLASS_RT", 1)).starts_with("exec: ioPriority IOPRIO_CLASS_RT 1 is above"));
+}
+
 // ---- update -----------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(update_above_the_floor_is_refused) {
@@ -297,6 +441,20 @@ BOOST_AUTO_TEST_CASE(floor_round_trips_through_its_file) {
   BOOST_TEST(back->asked.capabilities.bounding->size() == kDockerCaps.size());
   BOOST_TEST(back->applied_resources.pids->limit == 4);
   BOOST_TEST(*back->asked_resources.memory->limit == 1024 * MiB);
+  // The process attributes init got come back too: without them exec would be held to 0.
+  oci::Process attrs = with_oom(300);
+  attrs.scheduler = sched("SCHED_BATCH", 5);
+  attrs.io_priority = oci::IoPriority{"IOPRIO_CLASS_BE", 6};
+  auto held = parse_floor(floor_to_json(harsh_floor(attrs)), "floor.json");
+  BOOST_REQUIRE_MESSAGE(held, (held ? "" : held.error().what()));
+  BOOST_REQUIRE(held->applied.oom_score_adj && held->applied.scheduler && held->applied.io_priority);
+  BOOST_REQUIRE(held->asked.oom_score_adj);
+  BOOST_TEST(*held->applied.oom_score_adj == 300);
+  BOOST_TEST(held->applied.scheduler->policy == "SCHED_BATCH");
+  BOOST_TEST(*held->applied.scheduler->nice == 5);
+  BOOST_TEST(held->applied.io_priority->io_class == "IOPRIO_CLASS_BE");
+  BOOST_TEST(held->applied.io_priority->priority == 6);
+  BOOST_TEST(*held->asked.oom_score_adj == 300);
   // A set absent in memory comes back empty (absent inside a capabilities object is empty, as
   // runc reads it); from then on the file round-trips exactly.
   BOOST_TEST(back->applied.capabilities.inheritable->empty());
