@@ -3,7 +3,7 @@
 
 #include "oci/features.hpp"
 #include "cmd/sharness-runtime/commands.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/features.hpp"
 #include "runtime/linux/host_facts.hpp"
 
 namespace sh::cli {

@@ -9,7 +9,7 @@
 #include "base/json.hpp"
 #include "oci/features.hpp"
 #include "oci/spec13.hpp"
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/features.hpp"
 #include "runtime/linux/apparmor.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/namespaces.hpp"

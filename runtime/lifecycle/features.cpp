@@ -1,6 +1,6 @@
 // The features document of this build and host: what the kernel and the libraries here take,
 // probed. (pause.cpp, update.cpp and cgroup_reads.cpp hold the operations on a living container.)
-#include "runtime/lifecycle/ops.hpp"
+#include "runtime/lifecycle/features.hpp"
 
 #include <fcntl.h>
 #include <seccomp.h>

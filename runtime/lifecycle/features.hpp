@@ -1,4 +1,4 @@
-// The features document of this build and host (ops.cpp). The operations on a living container
+// The features document of this build and host (features.cpp). The operations on a living container
 // are in pause.hpp, update.hpp and cgroup_reads.hpp.
 #pragma once
 #include "oci/features.hpp"
