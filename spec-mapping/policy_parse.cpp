@@ -8,8 +8,8 @@
 #include <unordered_set>
 
 #include "base/file.hpp"
+#include "oci/cap_names.hpp"
 #include "oci/landlock.hpp"
-#include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/safe_path.hpp"
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/policy.hpp"
