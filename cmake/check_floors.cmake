@@ -35,8 +35,6 @@ endfunction()
 
 # Upward includes still to be removed, each "file -> header" with who removes it.
 set(KNOWN_UPWARD
-  # path cleaning is pure, to come down to base/ (not done yet)
-  "spec-mapping/policy_parse.cpp -> runtime/linux/safe_path.hpp"
   # the console's fd passing uses the sync protocol's send_fd
   "runtime/linux/terminal.cpp -> runtime/lifecycle/sync.hpp"
 )
