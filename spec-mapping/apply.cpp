@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "runtime/linux/capabilities.hpp"
+#include "oci/cap_names.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/explain.hpp"

@@ -8,9 +8,9 @@
 #include <unordered_set>
 
 #include "base/file.hpp"
+#include "base/lexical_path.hpp"
+#include "oci/cap_names.hpp"
 #include "oci/landlock.hpp"
-#include "runtime/linux/capabilities.hpp"
-#include "runtime/linux/safe_path.hpp"
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/policy.hpp"
 #include "spec-mapping/syscall_groups.hpp"
@@ -325,7 +325,7 @@ Result<std::vector<FileRule>> parse_files(const Value& v) {
   std::vector<FileRule> out;
   TRYV(v.each_member([&](std::string_view key, const Value& rights) -> Result<void> {
     FileRule r;
-    r.path = rootfs::clean_path(TRY(absolute_path(rights, std::string(key))));  // "/tmp/" is "/tmp"
+    r.path = clean_path(TRY(absolute_path(rights, std::string(key))));  // "/tmp/" is "/tmp"
     for (const auto& o : out)
       if (o.path == r.path) return fail(rights.path() + ": names \"" + r.path + "\" again");
     TRYV(rights.expect_array());
@@ -379,7 +379,7 @@ Result<std::vector<Pin>> parse_exec(const Value& v) {
     TRYV(strict(it, {"path", "sha256"}));
     Pin pin;
     auto p = TRY(it.need("path"));
-    pin.path = rootfs::clean_path(TRY(absolute_path(p, TRY(p.as_string()))));
+    pin.path = clean_path(TRY(absolute_path(p, TRY(p.as_string()))));
     if (pin.path == "/") return fail(p.path() + ": \"/\" is not a file");
     auto h = TRY(it.need("sha256"));
     pin.sha256 = TRY(h.as_string());

@@ -8,6 +8,7 @@
 
 #include "base/error.hpp"
 #include "base/fd.hpp"
+#include "runtime/linux/fd_passing.hpp"
 
 namespace sh::sync {
 
@@ -37,8 +38,8 @@ Result<std::optional<Message>> recv(int fd);
 // recv() that insists on `want`; an error message becomes an Error carrying its text.
 Result<Message> expect(int fd, Msg want, std::string_view peer);
 
-// Pass an fd over a unix socket (SCM_RIGHTS), and receive one.
-Result<void> send_fd(int sock, int fd, std::string_view payload);
-Result<Fd> recv_fd(int sock, std::string* payload = nullptr);
+// Pass an fd over a unix socket (SCM_RIGHTS), and receive one: runtime/linux/fd_passing.hpp's.
+using fd_passing::recv_fd;
+using fd_passing::send_fd;
 
 }  // namespace sh::sync

@@ -1,4 +1,5 @@
-// Capabilities with libcap: names to numbers, and applying the five sets. Only the sets the
+// Capabilities with libcap: what this kernel supports, and applying the five sets (names <->
+// numbers, pure, are oci/cap_names.hpp). Only the sets the
 // config lists are granted; inheritable and ambient stay empty unless asked (DESIGN.md §6.5).
 #pragma once
 #include <cstdint>
@@ -6,18 +7,15 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "oci/cap_names.hpp"
 #include "oci/config.hpp"
 
 namespace sh::caps {
 
-// "CAP_KILL" -> 5. Unknown names: error naming the capability.
-Result<int> parse(const std::string& name);
 // Names unknown to this kernel (newer than cap_max_bits) are dropped with a warning, as runc does.
 Result<std::vector<int>> parse_list(const std::vector<std::string>& names, const std::string& what);
 // The kernel's highest capability number (/proc/sys/kernel/cap_last_cap, read once).
 int last_cap();
-// 5 -> "CAP_KILL" (upper case, as configs spell it).
-std::string name(int cap);
 
 // The ambient capabilities the kernel will not raise: those not in both permitted and
 // inheritable (as `runc spec` writes CAP_AUDIT_WRITE, CAP_KILL, CAP_NET_BIND_SERVICE). They are

@@ -14,15 +14,6 @@ namespace {
 
 constexpr int kMaxSymlinks = 40;  // the kernel's own limit (MAXSYMLINKS)
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) {
-    out += '/';
-    out += p;
-  }
-  return out.empty() ? "/" : out;
-}
-
 Result<Fd> reopen_root(int root_fd) {
   int fd = ::openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return sys_error("open root directory");
@@ -68,31 +59,6 @@ Result<Fd> open_in_root(int root_fd, std::string_view path, int flags, uint64_t 
   }
 }
 
-std::vector<std::string> path_components(std::string_view path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    std::string_view c = path.substr(i, j - i);
-    if (!c.empty() && c != ".") out.emplace_back(c);
-    i = j + 1;
-  }
-  return out;
-}
-
-std::string clean_path(std::string_view path) {
-  std::vector<std::string> out;
-  for (auto& c : path_components(path)) {
-    if (c == "..") {
-      if (!out.empty()) out.pop_back();
-    } else {
-      out.push_back(std::move(c));
-    }
-  }
-  return join(out);
-}
-
 Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOptions& o) {
   auto comps = path_components(path);
   std::deque<std::string> todo(comps.begin(), comps.end());
@@ -105,11 +71,11 @@ Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOp
     todo.pop_front();
     if (name == "..") {  // RESOLVE_IN_ROOT semantics: ".." at the root stays there
       if (!done.empty()) done.pop_back();
-      cur = TRY(open_in_root(root_fd, join(done), O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS));
+      cur = TRY(open_in_root(root_fd, join_path(done), O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS));
       continue;
     }
     const bool last = todo.empty();
-    std::string here = (done.empty() ? "" : join(done)) + "/" + name;
+    std::string here = (done.empty() ? "" : join_path(done)) + "/" + name;
 
     // One component, no "/" and not "..": openat cannot leave `cur` (a verified dir).
     int fd = ::openat(cur.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -147,7 +113,7 @@ Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOp
   // Re-resolve the symlink-free result through the kernel's own in-root walk and check
   // it is the inode we walked to: what we return is provably inside the root.
   Resolved r;
-  r.rel = join(done).substr(1);
+  r.rel = join_path(done).substr(1);
   r.fd = TRY(open_in_root(root_fd, r.rel, O_PATH | O_NOFOLLOW, RESOLVE_NO_SYMLINKS));
   struct stat a, b;
   if (::fstat(cur.get(), &a) < 0 || ::fstat(r.fd.get(), &b) < 0) return sys_error("stat /" + r.rel);

@@ -12,6 +12,7 @@
 
 #include "base/error.hpp"
 #include "base/fd.hpp"
+#include "base/lexical_path.hpp"
 
 namespace sh::rootfs {
 
@@ -19,10 +20,7 @@ namespace sh::rootfs {
 // A leading "/" in path is fine. The error carries the errno (ENOENT for "absent").
 Result<Fd> open_in_root(int root_fd, std::string_view path, int flags, uint64_t extra_resolve = 0);
 
-// The components of a path, "" and "." dropped ("/a//b/./c" -> a b c; ".." kept).
-std::vector<std::string> path_components(std::string_view path);
-// Lexically clean an absolute path ("/a/../b/" -> "/b"; never above "/").
-std::string clean_path(std::string_view path);
+// path_components and clean_path, lexical, are base/lexical_path.hpp's.
 
 enum class Leaf { dir, file };
 

@@ -13,7 +13,7 @@
 
 #include <cstring>
 
-#include "runtime/lifecycle/sync.hpp"
+#include "runtime/linux/fd_passing.hpp"
 #include "runtime/linux/rootfs_impl.hpp"
 
 namespace sh::terminal {
@@ -87,7 +87,7 @@ Result<void> setup_console(int console_sock, const std::optional<oci::ConsoleSiz
   }
   char name[64] = "/dev/console";
   (void)!::ptsname_r(master.get(), name, sizeof name);
-  TRYVC("send console to socket", sync::send_fd(console_sock, master.get(), name));
+  TRYVC("send console to socket", fd_passing::send_fd(console_sock, master.get(), name));
   master.reset();
   if (bind_dev_console) TRYV(bind_console(peer.get()));
   if (::setsid() < 0) return sys_error("setsid");

@@ -1,0 +1,16 @@
+// Passing an fd over a unix socket (SCM_RIGHTS), with a text payload: the console to
+// --console-socket and to `run`'s console proxy (runtime/lifecycle/sync.hpp names them too).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "base/error.hpp"
+#include "base/fd.hpp"
+
+namespace sh::fd_passing {
+
+// Pass an fd over a unix socket (SCM_RIGHTS), and receive one.
+Result<void> send_fd(int sock, int fd, std::string_view payload);
+Result<Fd> recv_fd(int sock, std::string* payload = nullptr);
+
+}  // namespace sh::fd_passing
