@@ -19,7 +19,7 @@
 # a guest whose busybox is another build than Debian 12's (Debian 13) runs it too.
 HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
 if [ "$OURS" = 1 ]; then
-  "$RUNTIME" policy pin --rootfs / "$HARSH" --out "$TMP/harsh.json" >/dev/null && HARSH=$TMP/harsh.json ||
+  rt_raw policy pin --rootfs / "$HARSH" --out "$TMP/harsh.json" >/dev/null && HARSH=$TMP/harsh.json ||
     echo "# policy pin --rootfs / failed: the shipped harsh.json is used" >&2
 fi
 
