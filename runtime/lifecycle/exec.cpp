@@ -94,11 +94,7 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
         return sys_error("join namespace " + n.path);
     if (p.terminal) TRYV(terminal::setup_console(console, p.console_size));
     if (console >= 0) ::close(console);
-    // As init applies them, in init's order (runc 1.2+ and crun apply them for exec too).
-    if (p.oom_score_adj) TRYV(procattr::apply_oom_score_adj(*p.oom_score_adj));
-    if (p.scheduler) TRYV(procattr::apply_scheduler(*p.scheduler));
-    if (p.io_priority) TRYV(procattr::apply_io_priority(*p.io_priority));
-    TRYV(procattr::apply_rlimits(p.rlimits));
+    TRYV(procattr::apply_process(p));  // as init does (runc 1.2+ and crun too, for exec)
     // The container's Landlock domain always holds exec (a --process file cannot shed it);
     // the exec'd process's own block, if different, stacks as a second layer.
     // So does a policy's layer.

@@ -165,11 +165,8 @@ Result<Prepared> setup(const InitContext& ctx) {
   for (auto& [k, v] : c.linux.sysctl) TRYV(write_sysctl(k, v));
   TRYV(rootfs::finalize(c, ro));
 
-  if (p.oom_score_adj) TRYV(procattr::apply_oom_score_adj(*p.oom_score_adj));
   if (c.linux.personality) TRYV(procattr::apply_personality(*c.linux.personality));
-  if (p.scheduler) TRYV(procattr::apply_scheduler(*p.scheduler));
-  if (p.io_priority) TRYV(procattr::apply_io_priority(*p.io_priority));
-  TRYV(procattr::apply_rlimits(p.rlimits));
+  TRYV(procattr::apply_process(p));
 
   Prepared out;
   // The pins are verified and bound before any Landlock rule is opened on them.

@@ -253,4 +253,11 @@ std::string container_home(int root_fd, uid_t uid) {
   return home_in_passwd(text, uid);
 }
 
+Result<void> apply_process(const oci::Process& p) {
+  if (p.oom_score_adj) TRYV(apply_oom_score_adj(*p.oom_score_adj));
+  if (p.scheduler) TRYV(apply_scheduler(*p.scheduler));
+  if (p.io_priority) TRYV(apply_io_priority(*p.io_priority));
+  return apply_rlimits(p.rlimits);
+}
+
 }  // namespace sh::procattr

@@ -18,6 +18,9 @@ Result<void> apply_oom_score_adj(int adj);        // writes /proc/self/oom_score
 Result<void> apply_scheduler(const oci::Scheduler& s);
 Result<void> apply_io_priority(const oci::IoPriority& p);
 Result<void> apply_personality(const oci::Personality& p);
+// A process's own attributes, in the one order init and exec share: oomScoreAdj, scheduler,
+// ioPriority, then rlimits (the order init always had).
+Result<void> apply_process(const oci::Process& p);
 // setgroups(additionalGids) (skipped when setgroups is denied in a user namespace),
 // setresgid, setresuid, keeping capabilities across the change (PR_SET_KEEPCAPS).
 Result<void> apply_user(const oci::User& u, bool setgroups_allowed);
