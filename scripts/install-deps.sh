@@ -8,6 +8,10 @@ pkgs=(g++ cmake make pkg-config libseccomp-dev libcap-dev libyajl-dev libmnl-dev
 if [ "${1:-}" = --vm ]; then
   pkgs=(qemu-system-x86 qemu-utils mmdebstrap kmod cpio xz-utils zstd e2fsprogs debian-archive-keyring)
 fi
+# --rootfs: what scripts/rootfs.sh needs to build a workload root filesystem (python3, node, curl)
+if [ "${1:-}" = --rootfs ]; then
+  pkgs=(mmdebstrap debian-archive-keyring)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
