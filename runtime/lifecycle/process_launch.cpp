@@ -17,6 +17,7 @@
 #include "runtime/linux/numa_affinity.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/seccomp_cache.hpp"
+#include "runtime/lifecycle/seccomp_listener.hpp"
 
 namespace sh::lifecycle {
 
@@ -158,7 +159,8 @@ Result<void> launch(const LaunchPlan& plan) {
   // Without no_new_privs both need CAP_SYS_ADMIN: apply them while we have it.
   auto restrict_and_filter = [&]() -> Result<void> {
     for (auto& rs : plan.landlock) TRYV(landlock::restrict_self(rs.get()));
-    for (auto& f : plan.filters) TRY(f.load());
+    for (auto& f : plan.filters)
+      if (Fd notify = TRY(f.load())) TRYV(hand_notify_fd(plan.notify_sink, notify.get()));
     return {};
   };
   if (plan.memory_policy) TRYV(procattr::apply_memory_policy(*plan.memory_policy));

@@ -29,6 +29,9 @@ struct LaunchPlan {
   bool reset_affinity = false;
   std::optional<std::string> final_cpus;
   std::string home_env;                  // "HOME=..." when the env lacks HOME (as runc), else ""
+  // The socket to the runtime command that hands a seccomp notify fd to listenerPath
+  // (seccomp_listener.hpp): init's start connection, or exec's sync socket.
+  int notify_sink = -1;
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`
