@@ -34,6 +34,7 @@
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/systemd_scope.hpp"
+#include "runtime/lifecycle/denial_reader.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/egress_map.hpp"
@@ -523,6 +524,7 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   // A network namespace we create gets lo up, as runc and crun do; a joined one is left as it
   // is. A policy's network "none" keeps lo down on purpose (docs/policy.md).
   ctx.loopback_up = (plan.new_flags & CLONE_NEWNET) && !(ext && ext->network == "none");
+  ctx.audit_session = records_denials(m.x());
   if (ext && ext->devices) ctx.only_devices = &*ext->devices;
   ctx.host_mountinfo = &m.layout.mountinfo;
 
@@ -652,6 +654,18 @@ Result<void> start_wall_clock(Making& m) {
   return start_watchdog(m.rec, *m.cgroup, *m.ext->wall_clock_seconds);
 }
 
+// The denials reader (denial_reader.hpp), for a container under a policy that has a bound whose
+// refusals the kernel audits. An unprivileged runtime cannot read the audit log: it says so.
+Result<void> start_denial_reader(const Making& m, const ContainerDir& dir) {
+  if (m.ext && (m.ext->seccomp || m.ext->landlock) && ::geteuid() != 0)
+    log::warn("denials are not recorded: reading the audit log needs root (CAP_AUDIT_READ)");
+  if (!records_denials(m.x())) return {};
+  // Not a bound but the record of one: a reader that cannot start is said, never fatal.
+  if (auto r = spawn_denial_reader(m.rec.pid, m.rec.start_time, dir.path() + "/" + kDenialLog); !r)
+    log::warn("denials are not recorded: " + r.error().what());
+  return {};
+}
+
 }  // namespace
 
 // create, in this order (each step one function above); on any failure Undo tears down what
@@ -661,7 +675,7 @@ Result<void> start_wall_clock(Making& m) {
 //   policy -> provision the sidecars the policy asks for -> save the config and the floor ->
 //   make the cgroup -> clone3 init -> write its maps, move it in -> `go`, run the
 //   prestart/createRuntime hooks when it asks, wait for `ready` -> save the state and the pid
-//   file -> start the wall-clock watchdog.
+//   file -> start the wall-clock watchdog and the denials reader.
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
   TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   TRYV(validate_id(o.id));
@@ -684,6 +698,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   TRYV(wait_ready(m, init, undo));
   TRYV(save_state(m, dir));
   TRYV(start_wall_clock(m));
+  TRYV(start_denial_reader(m, dir));
   undo.armed = false;
   Created out;
   out.launched.pid = m.rec.pid;
