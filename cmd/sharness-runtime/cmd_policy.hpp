@@ -14,6 +14,6 @@ inline constexpr const char* kPolicyPinUsage = "policy pin --bundle DIR|--rootfs
 
 inline constexpr const char* kPolicyUsage =
     "policy check FILE | hash FILE | map FILE [--bundle DIR] | apply --policy FILE [--policy FILE...] --bundle DIR "
-    "| explain FILE | pin --bundle DIR|--rootfs DIR FILE [--out FILE]";
+    "| explain FILE | pin --bundle DIR|--rootfs DIR FILE [--out FILE] | diff A B";
 
 }  // namespace sh::cli
