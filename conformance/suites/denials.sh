@@ -35,6 +35,24 @@ ours_only() { [ "$RUNTIME_NAME" = sharness-runtime ] || skip "the denials record
 # denials ID: the container's record (the container has stopped: events prints it and ends).
 denials() { rt events --denials "$1"; }
 
+# run_to_end BUNDLE ID [POLICY]: create and start under POLICY (default harsh), until it stops;
+# its output is in $CASEDIR/ID.out.
+run_to_end() {
+  with_policy "${3:-$HARSH}"
+  must_create "$1" "$2"
+  rt start "$2"
+  wait_status "$2" stopped 20
+}
+
+# secret_bundle: a bundle that cats /data/secret, a file outside harsh's rules.
+secret_bundle() {
+  local b
+  b=$(new_bundle b sh -c 'cat /data/secret; echo "cat $?"')
+  mkdir -p "$b/rootfs/data"
+  echo s3cret >"$b/rootfs/data/secret"
+  echo "$b"
+}
+
 case_seccomp_denial() {
   ours_only
   local b id rec line
@@ -45,10 +63,7 @@ case_seccomp_denial() {
   run_in "$b"
   assert_eq "unshare 0" "$OUT" "unshare -m without a policy"
   id=$(newid h)
-  with_policy "$HARSH"
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 10
+  run_to_end "$b" "$id"
   assert_eq "unshare 1" "$(<"$CASEDIR/$id.out")" "unshare -m under harsh"
   rec=$(denials "$id")
   line=$(jq -c 'select(.kind == "denial" and .syscall == "unshare")' <<<"$rec" | head -1)
@@ -68,14 +83,9 @@ case_landlock_denial() {
   ours_only
   local b id rec line p
   python3 "$AUDIT_CTL" set enabled 1
-  b=$(new_bundle b sh -c 'cat /data/secret; echo "cat $?"')
-  mkdir -p "$b/rootfs/data"
-  echo s3cret >"$b/rootfs/data/secret"
+  b=$(secret_bundle)
   id=$(newid h)
-  with_policy "$HARSH"
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 10
+  run_to_end "$b" "$id"
   assert_eq "cat 1" "$(<"$CASEDIR/$id.out")" "cat of a file outside harsh's files"
   rec=$(denials "$id")
   line=$(jq -c 'select(.kind == "denial" and .bound == "landlock" and .path == "/data/secret")' <<<"$rec" | head -1)
@@ -87,10 +97,7 @@ case_landlock_denial() {
   # Control: the rule it names, added, lets the read through and leaves no denial for it.
   p=$(derive harsh-data '.files["/data/secret"] = ["read_file"]')
   id=$(newid c)
-  with_policy "$p"
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 10
+  run_to_end "$b" "$id" "$p"
   assert_eq $'s3cret\ncat 0' "$(<"$CASEDIR/$id.out")" "cat with the suggested rule"
   assert_eq "" "$(denials "$id" | jq -c 'select(.kind == "denial" and .path == "/data/secret")')" "no denial with the rule"
 }
@@ -99,14 +106,9 @@ case_audit_off_said() {
   ours_only
   local b id rec
   python3 "$AUDIT_CTL" set enabled 0
-  b=$(new_bundle b sh -c 'cat /data/secret; echo "cat $?"')
-  mkdir -p "$b/rootfs/data"
-  echo s3cret >"$b/rootfs/data/secret"
+  b=$(secret_bundle)
   id=$(newid off)
-  with_policy "$HARSH"
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 10
+  run_to_end "$b" "$id"
   assert_eq "cat 1" "$(<"$CASEDIR/$id.out")" "still refused: Landlock holds with audit off"
   rec=$(denials "$id")
   assert_contains "$(jq -r 'select(.kind == "notice") | .detail' <<<"$rec")" "Landlock denials are not recorded" \
@@ -115,9 +117,7 @@ case_audit_off_said() {
   # Control: audit on, the same run has no such notice.
   python3 "$AUDIT_CTL" set enabled 1
   id=$(newid on)
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 10
+  run_to_end "$b" "$id"
   assert_eq "" "$(denials "$id" | jq -c 'select(.kind == "notice")')" "no notice with audit on"
 }
 
@@ -140,10 +140,7 @@ case_loss_reported() {
   b=$(new_bundle b sh -c 'i=0; while [ $i -lt 40 ]; do unshare -m true 2>/dev/null; i=$((i+1)); done; echo done')
   # Control: without a rate limit every one is recorded, and no loss.
   id=$(newid all)
-  with_policy "$HARSH"
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 20
+  run_to_end "$b" "$id"
   rec=$(denials "$id")
   n=$(jq -c 'select(.kind == "denial" and .syscall == "unshare")' <<<"$rec" | wc -l)
   assert_eq 40 "$n" "denials recorded without a rate limit"
@@ -152,9 +149,7 @@ case_loss_reported() {
   # the record says so, with how many.
   python3 "$AUDIT_CTL" set rate_limit 1
   id=$(newid limited)
-  must_create "$b" "$id"
-  rt start "$id"
-  wait_status "$id" stopped 20
+  run_to_end "$b" "$id"
   sleep 1.2  # the reader reads the lost counter every second
   python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
   rec=$(denials "$id")
