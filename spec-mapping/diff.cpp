@@ -38,7 +38,7 @@ struct Standalone {
     if (b && !a) add(section, "false", "true");
   }
 
-  static std::string count(size_t n, const char* what) { return std::to_string(n) + " " + what; }
+  static std::string count(size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
   void check(const Policy& a, const Policy& b) {
     const Identity &ai = a.identity, &bi = b.identity;
@@ -66,10 +66,10 @@ struct Standalone {
     flag("mounts.bindsReadOnly", a.mounts.binds_readonly, b.mounts.binds_readonly);
     adds_up("mounts.maskedPaths", a.mounts.masked_paths, b.mounts.masked_paths);
     adds_up("mounts.readonlyPaths", a.mounts.readonly_paths, b.mounts.readonly_paths);
-    absent("files", a.files, b.files, "not handled (any file)", b.files ? count(b.files->size(), "rules") : "");
+    absent("files", a.files, b.files, "not handled (any file)", b.files ? count(b.files->size(), "rule") : "");
     absent("ports", a.ports, b.ports, "not handled (any port)", "bind and connect lists");
     if (b.scope) adds_up("scope", a.scope.value_or(std::vector<std::string>{}), *b.scope);
-    absent("exec", a.exec, b.exec, "no allowlist", b.exec ? count(b.exec->size(), "pins") : "");
+    absent("exec", a.exec, b.exec, "no allowlist", b.exec ? count(b.exec->size(), "pin") : "");
     if (b.hooks_from_config == false && a.hooks_from_config != false) add("hooks.fromConfig", "true", "false");
   }
 };

@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(a_section_a_leaves_out_is_unbounded_alone) {
     BOOST_TEST(has(d, s), s);
   auto ex = std::ranges::find(d, std::string("exec"), &Looser::section);
   BOOST_TEST(ex->client == "no allowlist");
-  BOOST_TEST(ex->floor == "1 pins");
+  BOOST_TEST(ex->floor == "1 pin");
 }
 
 BOOST_AUTO_TEST_CASE(grant_sections_absent_on_b_are_none) {
