@@ -20,7 +20,8 @@ restore_audit() {
   python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
   python3 "$AUDIT_CTL" set enabled "$AUDIT_WAS"
 }
-trap '_st=$?; [ "$BASHPID" = "$$" ] && restore_audit; (exit $_st); _cleanup' EXIT
+# Only the suite's own shell restores and cleans up, never a case's subshell on its way out.
+trap '_st=$?; if [ "$BASHPID" = "$$" ]; then restore_audit; (exit $_st); _cleanup; fi' EXIT
 
 with_policy() { RT_EXTRA=("${RT_BASE[@]}" --policy "$1"); }
 
