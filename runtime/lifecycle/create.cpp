@@ -246,6 +246,8 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
   TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
+  for (const auto& b : ext.bounds)
+    if (b.note == policy::kConfigHeld) log::warn("policy " + p->id + ": " + b.mechanism);
   TRYC("policy " + p->id, policy::require_door(ext.egress));
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
   c.sharness_json = policy::extension_to_json(ext);
