@@ -52,10 +52,11 @@ namespace sh::lifecycle {
 
 namespace {
 
-// The initial user namespace maps every id to itself: "0 0 4294967295".
+// The initial user namespace maps every id to itself: "0 0 4294967295". A map it cannot read
+// (no /proc) says no: what needs host root is then refused, never granted on a guess.
 bool in_initial_userns() {
   auto m = read_file("/proc/self/uid_map", 4096);
-  if (!m) return true;
+  if (!m) return false;
   std::string_view v = *m;
   size_t nl = v.find('\n');
   std::string line(v.substr(0, nl));
