@@ -57,6 +57,10 @@ struct Standalone {
     }
     absent("cpu", a.cpu, b.cpu, "no quota", b.cpu ? std::to_string(b.cpu->quota) + " us per " + std::to_string(b.cpu->period) + " us" : "");
     if (b.pids && b.pids->effective_limit() > 0 && !a.pids) add("pids.limit", "no limit", std::to_string(b.pids->effective_limit()));
+    absent("priority", a.priority, b.priority, "the config's",
+           b.priority ? "oomScoreAdjMin " + std::to_string(b.priority->oom_score_adj_min) + ", niceMin " +
+                            std::to_string(b.priority->nice_min) + (b.priority->realtime ? ", realtime" : ", no realtime")
+                      : "");
     absent("wallClock.seconds", a.wall_clock_seconds, b.wall_clock_seconds, "no limit",
            b.wall_clock_seconds ? std::to_string(*b.wall_clock_seconds) + " s" : "");
     absent("syscalls", a.syscalls, b.syscalls, "no filter",

@@ -29,7 +29,8 @@ bool has(const std::vector<Looser>& v, const std::string& section) {
 
 const std::string kB = R"("memory": {"limit": "128MiB"}, "pids": {"limit": 4}, "namespaces": ["pid", "mount"],
   "syscalls": {"defaultAction": "errno", "allow": ["read", "write"]}, "ports": {"bind": [], "connect": [443]},
-  "files": {"/tmp": ["read_file", "write_file"]}, "exec": [{"path": "/bin/busybox", "sha256": ")" +
+  "files": {"/tmp": ["read_file", "write_file"]}, "priority": {"oomScoreAdjMin": 0},
+  "exec": [{"path": "/bin/busybox", "sha256": ")" +
                        std::string(64, 'a') + R"("}], "scope": ["signal"], "identity": {"noNewPrivileges": true})";
 }  // namespace
 
@@ -61,7 +62,7 @@ BOOST_AUTO_TEST_CASE(a_section_a_leaves_out_is_unbounded_alone) {
   auto b = parse(kB);
   auto a = parse("");
   auto d = allows_more(a, b);
-  for (auto s : {"memory.limit", "pids.limit", "syscalls", "files", "ports", "exec", "namespaces", "scope"})
+  for (auto s : {"memory.limit", "pids.limit", "syscalls", "files", "ports", "exec", "namespaces", "scope", "priority"})
     BOOST_TEST(has(d, s), s);
   auto ex = std::ranges::find(d, std::string("exec"), &Looser::section);
   BOOST_TEST(ex->client == "no allowlist");
