@@ -161,6 +161,11 @@ Result<Prepared> setup(const InitContext& ctx) {
     if (ctx.console_fd < 0) return fail("process.terminal is true but there is no console socket");
     TRYV(terminal::setup_console(ctx.console_fd, p.console_size, ro.own_mount_ns()));
     ::close(ctx.console_fd);
+  } else if (::setsid() < 0) {
+    // A session of its own, as runc's init makes (setup_console makes one with the terminal): no
+    // signal of the caller's terminal reaches it, and CRIU can dump it (it refuses a tree whose
+    // session leader is outside its pid namespace).
+    return sys_error("setsid");
   }
   for (auto& [k, v] : c.linux.sysctl) TRYV(write_sysctl(k, v));
   TRYV(rootfs::finalize(c, ro));
