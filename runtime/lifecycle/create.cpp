@@ -676,9 +676,10 @@ Result<Launched> bring_back(Making& m, ContainerDir& dir, Undo& undo) {
                 std::to_string(*m.ext->wall_clock_seconds) + " s)");
   m.rec.wall_clock_spent_ms = image.wall_clock_spent_ms;
   RestoreHost h{m.c(), m.b.path, m.b.rootfs, dir,
+                // CRIU moves the restored tasks into the cgroup itself; it joins only a systemd
+                // scope, which cannot be made empty (and holds no limit before it exists).
                 [&](pid_t criu) -> Result<const cgroups::Cgroup*> {
                   if (m.unit) TRYV(start_scope(m, dir, criu));
-                  else if (m.cgroup) TRYVC("cgroup " + m.rec.cgroup_path, m.cgroup->add_pid(criu));
                   return m.cgroup ? &*m.cgroup : nullptr;
                 },
                 [&](pid_t pid) -> Result<void> {

@@ -27,8 +27,7 @@ struct RestoreHost {
   const std::string& bundle;
   const std::string& rootfs;
   const ContainerDir& dir;
-  // CRIU's process into the container's cgroup (or systemd's scope, made with it): that cgroup,
-  // empty without one.
+  // The container's cgroup, given CRIU's pid (a systemd scope is made with it in): empty without one.
   std::function<Result<const cgroups::Cgroup*>(pid_t)> adopt;
   std::function<Result<void>(pid_t)> hooks;  // prestart and createRuntime, once the namespaces exist
 };
