@@ -405,7 +405,7 @@ find_watchdog() {
   local p c comm
   for p in /proc/[0-9]*; do
     comm=""
-    read -r comm <"$p/comm" 2>/dev/null || continue
+    { read -r comm <"$p/comm"; } 2>/dev/null || continue
     [ "$comm" = sharness-wdog ] || continue
     c=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
     [[ " $c " == *" $STATE "* && " $c " == *" $1 "* ]] && echo "${p#/proc/}"
