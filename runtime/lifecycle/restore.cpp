@@ -12,6 +12,9 @@
 #include "base/log.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/linux/proc_info.hpp"
+#include "runtime/linux/safe_path.hpp"
+
+#include <algorithm>
 
 namespace sh::lifecycle {
 namespace {
@@ -39,9 +42,34 @@ Result<void> bind_root(CriuRoot& r, const std::string& rootfs, const ContainerDi
   return {};
 }
 
+// CRIU restores each mount on its mount point: those create made in the rootfs (a bind's
+// destination such as Podman's /run/.containerenv) are missing from a new rootfs (Podman's restore
+// --import), so they are made again, inside the root as create makes them (a file for a bind of a
+// file). Not under a tmpfs the config mounts (CRIU restores its contents) nor cgroup mounts
+// (CRIU's own), as runc and crun do.
+Result<void> make_mount_points(const oci::Config& c, const std::string& bundle, const std::string& rootfs) {
+  Fd root = TRY(open_file(rootfs, O_PATH | O_DIRECTORY));
+  for (const auto& m : c.mounts) {
+    if (m.type == "cgroup" || m.type == "cgroup2") continue;
+    bool on_tmpfs = std::ranges::any_of(c.mounts, [&](const oci::Mount& t) {
+      return t.type == "tmpfs" && m.destination.starts_with(clean_path(t.destination) + "/");
+    });
+    if (on_tmpfs) continue;
+    rootfs::MkdirOptions mk;
+    struct stat st;
+    if (oci::is_bind(m)) {
+      std::string src = m.source.starts_with("/") ? m.source : bundle + "/" + m.source;
+      if (::stat(src.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) mk.leaf = rootfs::Leaf::file;
+    }
+    TRYC("restore: the mount point " + m.destination, rootfs::mkdir_in_root(root.get(), m.destination, mk));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Launched> restore_processes(const Restoring& r, const RestoreHost& h) {
+  TRYV(make_mount_points(h.config, h.bundle, h.rootfs));
   CriuRoot root;
   TRYV(bind_root(root, h.rootfs, h.dir));
   criu::Options o = r.options;
