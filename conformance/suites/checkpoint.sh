@@ -77,6 +77,18 @@ start_piped() {
   must_start "$2"
 }
 
+# counting_checkpointed ID [CHECKPOINT_ARGS...]: a counter (bundle in $B) started as ID and
+# checkpointed into $CASEDIR/img once it counts.
+counting_checkpointed() {
+  local id=$1
+  shift
+  B=$(new_bundle b sh -c "$COUNTER")
+  start_piped "$B" "$id"
+  wait_count_past "$B" 2
+  piped checkpoint "$@" --image-path "$CASEDIR/img" "$id"
+  assert_rc 0
+}
+
 restore_piped() {  # restore_piped BUNDLE ID IMAGE [ARGS...]
   local b=$1 id=$2 img=$3
   shift 3
@@ -359,15 +371,10 @@ case_missing_image() {
 tcase "restore from a missing image path: a clear error, nothing left" case_missing_image
 
 case_corrupt_image() {
-  local b img f
-  b=$(new_bundle b sh -c "$COUNTER")
-  img=$CASEDIR/img
-  start_piped "$b" c1
-  wait_count_past "$b" 2
-  piped checkpoint --image-path "$img" c1
-  assert_rc 0
-  for f in "$img"/core-*.img "$img"/pstree.img; do : >"$f"; done
-  restore_piped "$b" c1 "$img"
+  local f
+  counting_checkpointed c1
+  for f in "$CASEDIR"/img/core-*.img "$CASEDIR"/img/pstree.img; do : >"$f"; done
+  restore_piped "$B" c1 "$CASEDIR/img"
   assert_ne 0 "$RC" "restore from a corrupt image"
   assert_match "$ERR" "[Rr]estor" "the error says the restore failed"
   assert_nothing_left c1
@@ -375,15 +382,10 @@ case_corrupt_image() {
 tcase "restore from a corrupt image: a clear error, nothing left" case_corrupt_image
 
 case_existing_id() {
-  local b img n
-  b=$(new_bundle b sh -c "$COUNTER")
-  img=$CASEDIR/img
-  start_piped "$b" c1
-  wait_count_past "$b" 2
-  piped checkpoint --leave-running --image-path "$img" c1
-  assert_rc 0
+  local n
+  counting_checkpointed c1 --leave-running
   n=$(pid_of c1)
-  restore_piped "$b" c1 "$img"
+  restore_piped "$B" c1 "$CASEDIR/img"
   assert_ne 0 "$RC" "restore under an id that exists"
   assert_eq running "$(status_of c1)" "the first c1"
   known_fail runc  # "container with given ID already exists": the id is not named
