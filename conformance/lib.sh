@@ -398,6 +398,21 @@ assert_nothing_left() {
   [ ! -e "$CASEDIR/.failed" ]
 }
 
+# find_watchdog ID: pid of the wall-clock watchdog of container ID (comm sharness-wdog, forked
+# from the runtime call whose command line names this suite's state dir and ID). Zombies have
+# an empty command line, so only a live watchdog is found.
+find_watchdog() {
+  local p c comm
+  for p in /proc/[0-9]*; do
+    comm=""
+    { read -r comm <"$p/comm"; } 2>/dev/null || continue
+    [ "$comm" = sharness-wdog ] || continue
+    c=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+    [[ " $c " == *" $STATE "* && " $c " == *" $1 "* ]] && echo "${p#/proc/}"
+  done
+  return 0
+}
+
 # known_fail RUNTIME...: this case is known to fail on these runtimes (basename of the binary).
 # A failure is then reported as xfail and not counted as failed.
 known_fail() {

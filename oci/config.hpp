@@ -103,6 +103,8 @@ struct Mount {
   std::vector<std::string> options;
   std::vector<IdMapping> uid_mappings, gid_mappings;  // idmapped mounts
 };
+// A bind mount: type "bind" or "rbind", or a bind/rbind option (what runc takes for one).
+bool is_bind(const Mount& m);
 
 struct Hook {
   std::string path;

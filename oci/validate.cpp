@@ -299,10 +299,6 @@ Result<void> check_time(const Checker& k, const Config& c) {
 
 // ---- mounts, devices, paths ---------------------------------------------------------
 
-bool is_bind(const Mount& m) {
-  return m.type == "bind" || one_of(std::string_view("bind"), m.options) || one_of(std::string_view("rbind"), m.options);
-}
-
 Result<void> check_mounts(const Checker& k, const Config& c) {
   for (size_t i = 0; i < c.mounts.size(); ++i) {
     auto& m = c.mounts[i];
@@ -422,6 +418,11 @@ Result<void> check_linux_misc(const Checker& k, const Linux& l) {
 }
 
 }  // namespace
+
+bool is_bind(const Mount& m) {
+  return m.type == "bind" || m.type == "rbind" || one_of(std::string_view("bind"), m.options) ||
+         one_of(std::string_view("rbind"), m.options);
+}
 
 Result<void> validate_config(const Config& c, const std::string& origin) {
   Checker k{origin};

@@ -253,10 +253,6 @@ std::string trim_slash(std::string s) {
   return s;
 }
 
-bool is_bind(const oci::Mount& m) {
-  return m.type == "bind" || contains(m.options, "bind") || contains(m.options, "rbind");
-}
-
 void replace_at(std::vector<oci::Mount>& mounts, oci::Mount m) {
   std::erase_if(mounts, [&](const oci::Mount& o) { return trim_slash(o.destination) == trim_slash(m.destination); });
   mounts.push_back(std::move(m));

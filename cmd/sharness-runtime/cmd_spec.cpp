@@ -10,8 +10,6 @@ constexpr std::array kFlags{
     Flag{.name = "bundle", .alias = "b", .value = "DIR",
          .help = "directory to write config.json in (default: the current directory)", .completes = Completes::directory},
     Flag{.name = "rootless", .help = "a spec for a container run by an unprivileged user"}};
-constexpr std::array kCheckpointArgs{
-    Arg{.name = "<container-id>", .help = "the container", .completes = Completes::container}};
 }  // namespace
 
 const CommandTable kSpecTable{
@@ -19,11 +17,6 @@ const CommandTable kSpecTable{
     .summary = "write a default config.json (never over an existing one)",
     .flags = kFlags,
 };
-// Podman probes `checkpoint --help`: it must fail while checkpointing is unsupported.
-const CommandTable kCheckpointTable{
-    .name = "checkpoint", .summary = "not supported: checkpoint a running container", .args = kCheckpointArgs};
-const CommandTable kRestoreTable{
-    .name = "restore", .summary = "not supported: restore a container from a checkpoint", .args = kCheckpointArgs};
 
 Result<int> cmd_spec(const lifecycle::Globals&, const Args& args, size_t from) {
   auto p = TRY(parse(kSpecTable, args, from));
@@ -32,10 +25,6 @@ Result<int> cmd_spec(const lifecycle::Globals&, const Args& args, size_t from) {
   // Like runc: never overwrite an existing config.
   TRYV(write_file(path, oci::default_spec_json(p.flag("rootless")) + "\n", O_WRONLY | O_CREAT | O_EXCL, 0644));
   return 0;
-}
-
-Result<int> cmd_checkpoint(const lifecycle::Globals&, const Args&, size_t) {
-  return fail("checkpoint/restore is not supported by sharness-runtime");
 }
 
 }  // namespace sh::cli

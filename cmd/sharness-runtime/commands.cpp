@@ -25,7 +25,7 @@ constexpr std::array kGlobalFlags{
     Flag{.name = "rootless", .value = "MODE",
          .help = "auto (default), true or false: whether a cgroup it may not write is only a warning",
          .completes = Completes::choices, .choices = "auto true false"},
-    Flag{.name = "criu", .value = "PATH", .help = "accepted as runc's (checkpoint and restore are not supported)",
+    Flag{.name = "criu", .value = "PATH", .help = "CRIU's binary for checkpoint and restore (default: criu in PATH)",
          .completes = Completes::file},
     Flag{.name = "policy", .value = "NAME|PATH", .help = "the operator's policy: a floor every container gets",
          .completes = Completes::file},
@@ -79,7 +79,7 @@ const std::vector<CommandInfo>& commands() {
       {kPsTable, cmd_ps},             {kPauseTable, cmd_pause},       {kResumeTable, cmd_resume},
       {kUpdateTable, cmd_update},     {kEventsTable, cmd_events},     {kFeaturesTable, cmd_features},
       {kPolicyTable, cmd_policy},     {kHelloTable, cmd_hello},       {kCaTable, cmd_ca},
-      {kKmsTable, cmd_kms},           {kCheckpointTable, cmd_checkpoint}, {kRestoreTable, cmd_checkpoint},
+      {kKmsTable, cmd_kms},           {kCheckpointTable, cmd_checkpoint}, {kRestoreTable, cmd_restore},
       {kHelpTable, cmd_help},         {kManTable, cmd_man},           {kCompletionTable, cmd_completion},
   };
   return k;

@@ -29,6 +29,7 @@ Result<int> cmd_delete(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_list(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_spec(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_checkpoint(const lifecycle::Globals&, const Args&, size_t);
+Result<int> cmd_restore(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_exec(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_ps(const lifecycle::Globals&, const Args&, size_t);
 Result<int> cmd_pause(const lifecycle::Globals&, const Args&, size_t);

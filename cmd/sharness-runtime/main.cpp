@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   }
   globals.policy = g->get("policy");
   globals.config_path = g->get("config");
+  globals.criu = g->get("criu", "criu");
   globals.sidecars = kSidecars;
 
   const std::string& name = g->positional[0];
@@ -81,8 +82,7 @@ int main(int argc, char** argv) {
   }
   size_t from = size_t(argc) - g->positional.size() + 1;
   if (const sh::cli::CommandInfo* c = sh::cli::find_command(name)) {
-    // Podman probes `checkpoint --help`: it must fail while checkpointing is unsupported.
-    if (c->fn != sh::cli::cmd_checkpoint && sh::cli::wants_help(c->table, args, from)) {
+    if (sh::cli::wants_help(c->table, args, from)) {
       std::fputs(sh::cli::help_text(c->table).c_str(), stdout);
       return 0;
     }

@@ -34,7 +34,6 @@ candidates() {
   local c
   {
     help_flags "$("$RUNTIME" --help 2>&1)"
-    # (checkpoint --help fails while checkpointing is unsupported: Podman probes it)
     for c in $COMMANDS; do help_flags "$("$RUNTIME" "$c" --help 2>&1 || true)"; done
     printf -- '--%s\n' bundle console-socket pid-file no-pivot no-new-keyring preserve-fds detach keep force all \
       format quiet rootless process tty cwd env user additional-gids cap no-new-privs cgroup ignore-paused \
@@ -89,7 +88,6 @@ has_flag() {
 case_flags_documented() {
   local cmd=$CMD flag help man taken=0
   mkdir -p "$CASEDIR/cwd"
-  # (ours fails `checkpoint --help` on purpose, for Podman's probe; `help CMD` is the same text)
   help=$(rt "$cmd" --help 2>&1) || help=$(rt help "$cmd" 2>&1) || fail "$cmd --help failed: $help"
   man=$(man_text "$cmd")
   assert_contains "$man" "$cmd" "$cmd's man page"

@@ -14,7 +14,8 @@
 
 namespace sh::lifecycle {
 
-struct Sidecar;  // sidecar.hpp
+struct Sidecar;    // sidecar.hpp
+struct Restoring;  // restore.hpp: an image CRIU brings the processes back from
 
 // Global flags every command sees, and the sidecars the front door plugged in.
 struct Globals {
@@ -24,6 +25,7 @@ struct Globals {
   std::string policy;       // --policy NAME|PATH: the operator's floor
   std::string config_path;  // --config FILE (default /etc/sharness/runtime.json)
   std::span<const Sidecar* const> sidecars;  // what a policy may start beside a container, in order
+  std::string criu = "criu";  // --criu: CRIU's binary, a path or a name in PATH
 };
 
 enum class Status { creating, created, running, paused, stopped };
@@ -38,6 +40,7 @@ struct CreateOptions {
   bool no_pivot = false;
   bool no_new_keyring = false;
   unsigned preserve_fds = 0;
+  const Restoring* restoring = nullptr;  // restore: CRIU brings the processes back instead of clone3
 };
 
 // A loaded bundle: the parsed config, the bundle and rootfs paths, the raw config text.

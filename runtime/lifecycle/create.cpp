@@ -28,6 +28,7 @@
 #include "runtime/lifecycle/floor.hpp"
 #include "runtime/lifecycle/init.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
+#include "runtime/lifecycle/restore.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/pin_cache.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
@@ -373,7 +374,18 @@ Result<void> check_config(Making& m) {
 
 Result<void> claim_ephemeral_uid(Making& m) {
   if (!m.ext || !m.ext->ephemeral_uid) return {};
-  m.rec.ephemeral_uid = TRY(allocate_ephemeral_uid(m.g.root, m.rc.ephemeral_first, m.rc.ephemeral_count, m.o.id));
+  if (m.o.restoring) {  // the image's processes run as the uid they had: that one, or none
+    uint32_t uid = m.o.restoring->image.ephemeral_uid;
+    if (uid < m.rc.ephemeral_first || uid - m.rc.ephemeral_first >= m.rc.ephemeral_count)
+      return fail("restore: the checkpoint's throwaway uid " + std::to_string(uid) +
+                  " is not in this runtime's ephemeralUids range");
+    m.rec.ephemeral_uid = TRYC("restore: the checkpoint's throwaway uid " + std::to_string(uid) +
+                                   " is held by another container or process (a checkpoint taken with "
+                                   "--leave-running is restored once the original is gone)",
+                               allocate_ephemeral_uid(m.g.root, uid, 1, m.o.id));
+  } else {
+    m.rec.ephemeral_uid = TRY(allocate_ephemeral_uid(m.g.root, m.rc.ephemeral_first, m.rc.ephemeral_count, m.o.id));
+  }
   m.c().process->user.uid = m.rec.ephemeral_uid;
   if (m.ext->ephemeral_gid) m.c().process->user.gid = m.rec.ephemeral_uid;
   return {};
@@ -651,10 +663,45 @@ Result<void> save_state(Making& m, const ContainerDir& dir) {
   return {};
 }
 
-// The clock runs from create: a Boundary outside the container that ends with it.
+// The clock runs from create: a Boundary outside the container that ends with it. A restored
+// container gets what it had left (restore refused one with nothing left).
 Result<void> start_wall_clock(Making& m) {
   if (!m.ext || !m.ext->wall_clock_seconds || !m.cgroup) return {};
-  return start_watchdog(m.rec, *m.cgroup, *m.ext->wall_clock_seconds);
+  uint64_t spent = (m.rec.wall_clock_spent_ms + 999) / 1000;
+  return start_watchdog(m.rec, *m.cgroup, *m.ext->wall_clock_seconds - spent);
+}
+
+// restore: in place of clone_init, hand_over and wait_ready, CRIU brings the processes back into
+// the cgroup made above (restore.hpp), and the prestart and createRuntime hooks run once their
+// namespaces exist, as runc runs them.
+Result<Launched> bring_back(Making& m, ContainerDir& dir, Undo& undo) {
+  const ImageRecord& image = m.o.restoring->image;
+  if (m.ext && m.ext->wall_clock_seconds && image.wall_clock_spent_ms >= *m.ext->wall_clock_seconds * 1000)
+    return fail("restore: the checkpoint had used all of policy " + m.ext->policy_id + "'s wall clock (" +
+                std::to_string(*m.ext->wall_clock_seconds) + " s)");
+  m.rec.wall_clock_spent_ms = image.wall_clock_spent_ms;
+  RestoreHost h{m.c(), m.b.path, m.b.rootfs, dir,
+                // CRIU moves the restored tasks into the cgroup itself; it joins only a systemd
+                // scope, which cannot be made empty (and holds no limit before it exists).
+                [&](pid_t criu) -> Result<const cgroups::Cgroup*> {
+                  if (m.unit) TRYV(start_scope(m, dir, criu));
+                  return m.cgroup ? &*m.cgroup : nullptr;
+                },
+                [&](pid_t pid) -> Result<void> {
+                  undo.how.poststop = &m.c().hooks.poststop;
+                  Record r = m.rec;
+                  r.pid = pid;
+                  std::string creating = oci::hook_state_json(to_state(r, Status::creating));
+                  TRYV(hooks::run(m.c().hooks.prestart, "prestart", creating));
+                  return hooks::run(m.c().hooks.create_runtime, "createRuntime", creating);
+                }};
+  Launched l = TRY(restore_processes(*m.o.restoring, h));
+  undo.how.child = l.pid;
+  m.rec.pid = l.pid;
+  auto st = proc::stat(l.pid);
+  m.rec.start_time = st ? st->start_time : 0;
+  m.rec.started = true;
+  return l;
 }
 
 // The denials reader (denial_reader.hpp), for a container under a policy that has a bound whose
@@ -679,11 +726,14 @@ Result<void> start_denial_reader(const Making& m, const ContainerDir& dir) {
 //   make the cgroup -> clone3 init -> write its maps, move it in -> `go`, run the
 //   prestart/createRuntime hooks when it asks, wait for `ready` -> save the state and the pid
 //   file -> start the wall-clock watchdog and the denials reader.
+// restore (o.restoring) takes the same steps, with the checkpoint's policy and throwaway uid, and
+// CRIU bringing the processes back (bring_back) where init is cloned, handed over and waited for.
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
   TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   TRYV(validate_id(o.id));
   Making m = TRY(read_inputs(g, o, std::move(loaded)));
   m.ext = TRY(apply_policy(g, m.rc, m.c(), m.fixed));
+  if (o.restoring) TRYVC("restore", same_policy(o.restoring->image, m.x()));
   TRYV(check_config(m));
   ContainerDir dir = TRY(Store(g.root).create(o.id));
   m.rec.id = o.id;
@@ -694,18 +744,22 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   TRYV(provision(m));
   TRYV(save_config(m, dir));
   TRYV(make_cgroup(m, dir));
-  Init init = TRY(clone_init(m, dir));
-  undo.how.child = init.pid;
-  fault::point("create.cloned");
-  TRYV(hand_over(m, dir, init));
-  TRYV(wait_ready(m, init, undo));
+  Created out;
+  if (o.restoring) {
+    out.launched = TRY(bring_back(m, dir, undo));
+  } else {
+    Init init = TRY(clone_init(m, dir));
+    undo.how.child = init.pid;
+    fault::point("create.cloned");
+    TRYV(hand_over(m, dir, init));
+    TRYV(wait_ready(m, init, undo));
+    out.launched.pid = m.rec.pid;
+    out.launched.pidfd = std::move(init.pidfd);
+  }
   TRYV(save_state(m, dir));
   TRYV(start_wall_clock(m));
   TRYV(start_denial_reader(m, dir));
   undo.armed = false;
-  Created out;
-  out.launched.pid = m.rec.pid;
-  out.launched.pidfd = std::move(init.pidfd);
   out.poststart = poststart_of(m.c());
   out.rec = std::move(m.rec);
   out.dir = std::move(dir);

@@ -80,7 +80,8 @@ oci::Features host_features(const host::Facts& host) {
   const struct scmp_version* v = ::seccomp_version();
   f.annotations["io.github.seccomp.libseccomp.version"] =
       std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->micro);
-  f.annotations["org.opencontainers.runc.checkpoint.enabled"] = "false";
+  // checkpoint and restore are built in (through the criu binary, --criu: docs/checkpoint.md), as in runc.
+  f.annotations["org.opencontainers.runc.checkpoint.enabled"] = "true";
   // The policy annotation changes what the container may do (it can only tighten, but a
   // client that strips unknown annotations should know this one matters).
   f.unsafe_annotations = {"org.sharness.policy"};

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <climits>
@@ -121,6 +122,28 @@ void start_audit_session(uid_t uid) {
   if (f) (void)write_all(f.get(), std::to_string(uid), "/proc/self/loginuid");
 }
 
+// stdio that is the null device (char 1:3: a client's /dev/null, as conmon gives stdin) is
+// reopened from the container's own /dev/null, as runc's init does: no handle on a host mount
+// stays in the container, and CRIU can dump it (a file on a mount outside the container is an
+// external file it refuses). The container's node is checked to be the null device too.
+Result<void> reopen_dev_null() {
+  Fd null;
+  struct stat ns{};
+  for (int fd = 0; fd < 3; ++fd) {
+    struct stat st;
+    if (::fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3)) continue;
+    if (!null) {
+      null = Fd(::open("/dev/null", O_RDWR | O_CLOEXEC | O_NOFOLLOW));
+      if (!null) return sys_error("open the container's /dev/null");
+      if (::fstat(null.get(), &ns) < 0 || !S_ISCHR(ns.st_mode) || ns.st_rdev != makedev(1, 3))
+        return fail("the container's /dev/null is not the null device (char 1:3)");
+    }
+    if (st.st_dev == ns.st_dev && st.st_ino == ns.st_ino) continue;  // already the container's
+    if (::dup3(null.get(), fd, 0) < 0) return sys_error("reopen /dev/null on fd " + std::to_string(fd));
+  }
+  return {};
+}
+
 // Everything up to `ready`. Errors go to the runtime over the sync socket.
 Result<Prepared> setup(const InitContext& ctx) {
   const oci::Config& c = *ctx.config;
@@ -166,11 +189,17 @@ Result<Prepared> setup(const InitContext& ctx) {
   TRYV(hooks::run(c.hooks.create_container, "createContainer", state_json));
   TRYV(rootfs::pivot(c, ro, rootfd.get()));
   rootfd.reset();
+  TRYV(reopen_dev_null());
   // The console before finalize: /dev/console is bound while / may still be writable.
   if (p.terminal) {
     if (ctx.console_fd < 0) return fail("process.terminal is true but there is no console socket");
     TRYV(terminal::setup_console(ctx.console_fd, p.console_size, ro.own_mount_ns()));
     ::close(ctx.console_fd);
+  } else if (::setsid() < 0) {
+    // A session of its own, as runc's init makes (setup_console makes one with the terminal): no
+    // signal of the caller's terminal reaches it, and CRIU can dump it (it refuses a tree whose
+    // session leader is outside its pid namespace).
+    return sys_error("setsid");
   }
   for (auto& [k, v] : c.linux.sysctl) TRYV(write_sysctl(k, v));
   TRYV(rootfs::finalize(c, ro));

@@ -54,6 +54,7 @@ std::string record_to_json(const Record& r) {
   w.kv("owner", r.owner).kv("cgroupPath", r.cgroup_path).key("ephemeralUid").uinteger(r.ephemeral_uid);
   w.kv("poststartHooks", r.poststart_hooks).kv("poststopHooks", r.poststop_hooks);
   if (r.floor) w.kv("floor", true);
+  if (r.wall_clock_spent_ms) w.key("wallClockSpentMs").uinteger(r.wall_clock_spent_ms);
   if (!r.systemd_unit.empty()) w.kv("systemdUnit", r.systemd_unit).kv("systemdUser", r.systemd_user);
   w.key("annotations").begin_object();
   for (auto& [k, v] : r.annotations) w.kv(k, v);
@@ -88,6 +89,9 @@ Result<Record> record_from_json(std::string_view text, const std::string& origin
   r.poststart_hooks = post_start.value_or(true);
   r.poststop_hooks = post_stop.value_or(true);
   TRYV(root.opt("floor", r.floor));
+  std::optional<uint64_t> spent;
+  TRYV(root.opt("wallClockSpentMs", spent));
+  r.wall_clock_spent_ms = spent.value_or(0);
   TRYV(root.opt("systemdUnit", r.systemd_unit));
   TRYV(root.opt("systemdUser", r.systemd_user));
   if (auto a = root.get("annotations"); a && !a->is_null()) {

@@ -31,6 +31,9 @@ struct Record {
   bool systemd_user = false;
   std::map<std::string, std::string> annotations;
   uint32_t ephemeral_uid = 0;  // claimed for this container (0: none), released on delete
+  // Of a policy's wall clock, what the container used before this init started: a restored
+  // container's earlier lives (the watchdog was re-armed with the rest).
+  uint64_t wall_clock_spent_ms = 0;
   // Created under a policy: floor.json (lifecycle/floor.hpp) holds exec and update, and
   // must be there.
   bool floor = false;

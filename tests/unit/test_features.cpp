@@ -189,6 +189,6 @@ BOOST_AUTO_TEST_CASE(host_document_is_truthful) {
   const struct scmp_version* v = seccomp_version();
   std::string want = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->micro);
   BOOST_TEST(str(r, {"annotations", "io.github.seccomp.libseccomp.version"}) == want);
-  BOOST_TEST(str(r, {"annotations", "org.opencontainers.runc.checkpoint.enabled"}) == "false");
+  BOOST_TEST(str(r, {"annotations", "org.opencontainers.runc.checkpoint.enabled"}) == "true");
   BOOST_TEST(has(strings(r, {"potentiallyUnsafeConfigAnnotations"}), "org.sharness.policy"));
 }
