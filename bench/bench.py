@@ -110,14 +110,26 @@ class Runtime:
         return pre + ["--root", self.root] + list(args)
 
 
+def crun_trixie(name, crun_new, prefix):
+    """Debian 13's crun in the directory bench/crun-trixie.sh filled, run through its own loader."""
+    lib = os.path.join(crun_new, "root", "usr", "lib", "x86_64-linux-gnu")
+    return Runtime(name, os.path.join(crun_new, "root", "usr", "bin", "crun"), prefix,
+                   loader=[os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib])
+
+
+def runtime_arg(i, arg):
+    """NAME=PATH of the profile tools: a binary, or a bench/crun-trixie.sh directory."""
+    name, path = arg.split("=", 1)
+    path = os.path.abspath(path)
+    return crun_trixie(name, path, f"v{i}") if os.path.isdir(path) else Runtime(name, path, f"v{i}")
+
+
 class Bench:
     def __init__(self, ours, crun_new=None):
         self.rts = [Runtime("sharness", ours, "s"), Runtime("crun", "/usr/bin/crun", "c"),
                     Runtime("runc", "/usr/sbin/runc", "r")]
         if crun_new:
-            lib = os.path.join(crun_new, "root", "usr", "lib", "x86_64-linux-gnu")
-            self.rts.insert(2, Runtime("crun-1.21", os.path.join(crun_new, "root", "usr", "bin", "crun"), "n",
-                                       loader=[os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib]))
+            self.rts.insert(2, crun_trixie("crun-1.21", crun_new, "n"))
         self.ours = self.rts[0]
         self.samples = []       # dicts: op, rt, level, wall_ms, cpu_ms, ...
         self.extra = {}         # hyperfine, perf stat, /usr/bin/time -v, ramp times, ...
