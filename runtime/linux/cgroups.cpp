@@ -626,10 +626,11 @@ Result<void> Cgroup::create(const oci::Resources* res) {
       std::vector<std::string> made;
       Dir parent;
       auto d = make_dir(h, path_, made, &parent);
+      // Before `made` is moved from: a leaf this create made is empty, nothing to read.
+      const bool leaf_created = !made.empty() && made.back() == leaf;
       for (auto& m : made) created.emplace_back(h.mount, std::move(m));
       if (!d) return fail(std::move(d.error()));
       // A leftover directory may hold another container's processes; destroy() would kill them.
-      bool leaf_created = !made.empty() && made.back() == leaf;
       if (!leaf_created && !TRY(read_procs(*d)).empty())
         return fail("cgroup " + d->path + " already exists and holds processes");
       kept_->leaves.insert_or_assign(h.mount, std::move(*d));
