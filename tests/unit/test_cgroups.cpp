@@ -830,6 +830,42 @@ BOOST_AUTO_TEST_CASE(kernel_shared_parent_survives_sibling) {
   BOOST_TEST(k.only_parent_left());
 }
 
+// A cpuset parent this runtime makes clones its cpus and mems into each new child at mkdir
+// (cgroup.clone_children), which spares every later create a write of cpuset.cpus that the
+// kernel checks against all siblings; the leaf and a parent someone else made are left as they are.
+BOOST_AUTO_TEST_CASE(kernel_v1_cpuset_parent_made_here_clones_children) {
+  if (!can_use_kernel()) return;
+  KernelScope k;
+  auto h = cg::detail::hierarchy_for(k.layout, "cpuset", "");
+  if (!h || h->v2) {
+    BOOST_TEST_MESSAGE("skipped: no v1 cpuset hierarchy on this host");
+    return;
+  }
+  const std::string parent = h->mount + k.parent;
+  cg::Cgroup a = k.cgroup("a");
+  BOOST_TEST_REQUIRE(a.create(nullptr).has_value());  // makes the parent too
+  BOOST_TEST(slurp(parent + "/cgroup.clone_children") == "1");
+  BOOST_TEST(slurp(a.dir_for("cpuset") + "/cgroup.clone_children") == "0");
+  BOOST_TEST(!slurp(a.dir_for("cpuset") + "/cpuset.cpus").empty());
+  BOOST_TEST(slurp(a.dir_for("cpuset") + "/cpuset.cpus") == slurp(parent + "/cpuset.cpus"));
+  BOOST_TEST(slurp(a.dir_for("cpuset") + "/cpuset.mems") == slurp(parent + "/cpuset.mems"));
+  // Control: a parent that already exists (made by someone else, clone_children 0) stays so,
+  // and its new child is filled by writes.
+  BOOST_TEST_REQUIRE(::mkdir((parent + "/other").c_str(), 0755) == 0);
+  put(parent + "/other/cpuset.cpus", slurp(parent + "/cpuset.cpus"));
+  put(parent + "/other/cpuset.mems", slurp(parent + "/cpuset.mems"));
+  put(parent + "/other/cgroup.clone_children", "0");
+  cg::Cgroup b = k.cgroup("other/b");
+  auto r = b.create(nullptr);
+  BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().what()));
+  BOOST_TEST(slurp(parent + "/other/cgroup.clone_children") == "0");
+  BOOST_TEST(slurp(b.dir_for("cpuset") + "/cpuset.cpus") == slurp(parent + "/cpuset.cpus"));
+  BOOST_TEST_REQUIRE(b.destroy().has_value());
+  for (const auto& hh : cg::detail::hierarchies(k.layout)) ::rmdir((hh.mount + k.parent + "/other").c_str());
+  BOOST_TEST_REQUIRE(a.destroy().has_value());
+  BOOST_TEST(k.only_parent_left());
+}
+
 BOOST_AUTO_TEST_CASE(kernel_failed_create_leaves_nothing) {
   if (!can_use_kernel()) return;
   KernelScope k;
