@@ -305,6 +305,21 @@ class Bench:
             json.dump(c, f)
         return d
 
+    def start_sleepers(self, rt, n, ids):
+        """For the profile tools: create and start `sleep` containers of rt until ids (a list, which
+        gets each id) holds n. Returns None, or why the next one failed."""
+        while len(ids) < n:
+            cid = self.newid(rt, "bg")
+            rc, _, err = call(rt.cmd("create", "--bundle", self.bundle(cid, ["sleep", "1200"]), cid))
+            if rc == 0:
+                rc, _, err = call(rt.cmd("start", cid))
+            if rc != 0:
+                return f"background container {len(ids)}: {first_line(err)}"
+            ids.append(cid)
+            if len(ids) % 100 == 0:
+                reap()
+        return None
+
     def measure(self, argv, jobs=None):
         err = os.path.join(self.tmp, "log", "measure.err")
         if os.path.exists(err):

@@ -45,16 +45,9 @@ def main():
         bg, first = [], b.rts[0]
         t0 = time.monotonic()
         try:
-            while len(bg) < n:
-                cid = b.newid(first, "bg")
-                rc, _, err = bench.call(first.cmd("create", "--bundle", b.bundle(cid, ["sleep", "1200"]), cid))
-                if rc == 0:
-                    rc, _, err = bench.call(first.cmd("start", cid))
-                if rc != 0:
-                    sys.exit(f"background container {len(bg)}: {bench.first_line(err)}")
-                bg.append(cid)
-                if len(bg) % 100 == 0:
-                    bench.reap()
+            why = b.start_sleepers(first, n, bg)
+            if why:
+                sys.exit(why)
             print(f"({n} {first.name} containers up in {time.monotonic() - t0:.1f} s)", file=sys.stderr)
             probe(n)
         finally:
@@ -66,7 +59,7 @@ def main():
         for rt in b.rts:
             g = lambda k, lv: rep.get("create", rt.name, k, lv)  # noqa: E731
             c0, cn, w0, wn = g("cpu_ms", 0), g("cpu_ms", n), g("wall_ms", 0), g("wall_ms", n)
-            d = lambda a, z: f"+{z['median'] - a['median']:.2f} ms ({bench.ratio(z, a)})" if a and z else "n/a"  # noqa: E731
+            d = lambda a, z: f"{z['median'] - a['median']:+.2f} ms ({bench.ratio(z, a)})" if a and z else "n/a"  # noqa: E731
             print(f"| {rt.name} | {bench.fmt_ms(c0)} | {bench.fmt_ms(cn)} | {d(c0, cn)} | "
                   f"{bench.fmt_ms(w0)} | {bench.fmt_ms(wn)} | {d(w0, wn)} |")
 
