@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/cgroups_impl.hpp"
 
 namespace cg = sh::cgroups;
@@ -221,6 +222,29 @@ BOOST_AUTO_TEST_CASE(layout_pure_v1_comounted_and_escaped) {
   BOOST_TEST(l->v1_mounts.at("memory") == "/sys/fs/cgroup/my memory");
   BOOST_TEST(!l->v1_mounts.contains("xattr"));
   BOOST_TEST(cg::detail::hierarchies(*l).size() == 3u);
+}
+
+// Every field of a mountinfo line, escapes and optional tags included (the layout reads it).
+BOOST_AUTO_TEST_CASE(mountinfo_fields) {
+  auto m = sh::proc::parse_mountinfo(
+      "36 35 98:0 /mnt\\040a /a\\011b rw,noatime master:1 shared:7 - ext3 /dev/root rw,errors=continue\n"
+      "\n37 36 0:5 / /proc rw - proc proc\n",
+      "test");
+  BOOST_TEST_REQUIRE(m.has_value());
+  BOOST_TEST_REQUIRE(m->size() == 2u);
+  const auto& a = (*m)[0];
+  BOOST_TEST(a.id == 36);
+  BOOST_TEST(a.parent == 35);
+  BOOST_TEST(a.root == "/mnt a");
+  BOOST_TEST(a.mount_point == "/a\tb");
+  BOOST_TEST(a.options == "rw,noatime");
+  BOOST_TEST(a.optional == "master:1 shared:7");
+  BOOST_TEST(a.fstype == "ext3");
+  BOOST_TEST(a.source == "/dev/root");
+  BOOST_TEST(a.super_options == "rw,errors=continue");
+  BOOST_TEST((*m)[1].super_options.empty());
+  BOOST_TEST((*m)[1].optional.empty());
+  BOOST_TEST(!sh::proc::parse_mountinfo("1 2 3 / /x rw -\n", "test").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(layout_edge_cases) {
