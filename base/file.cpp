@@ -69,15 +69,22 @@ Result<void> write_file_at(int dirfd, const std::string& path, std::string_view 
 }
 
 Result<void> write_file_atomic(const std::string& path, std::string_view data, mode_t mode) {
-  std::string tmp = path + ".tmp";
+  return write_file_atomic_at(AT_FDCWD, path, data, mode, path);
+}
+
+Result<void> write_file_atomic_at(int dirfd, const std::string& name, std::string_view data, mode_t mode,
+                                  const std::string& shown) {
+  const std::string tmp = name + ".tmp";
   {
-    Fd fd = TRY(open_file(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode));
-    TRYV(write_all(fd.get(), data, tmp));
+    int fd = ::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0) return sys_error("open " + shown + ".tmp");
+    Fd f(fd);
+    TRYV(write_all(fd, data, shown + ".tmp"));
   }
-  if (::rename(tmp.c_str(), path.c_str()) < 0) {
+  if (::renameat(dirfd, tmp.c_str(), dirfd, name.c_str()) < 0) {
     int e = errno;
-    ::unlink(tmp.c_str());
-    return sys_error("rename " + tmp + " to " + path, e);
+    ::unlinkat(dirfd, tmp.c_str(), 0);
+    return sys_error("rename " + shown + ".tmp to " + shown, e);
   }
   return {};
 }

@@ -26,5 +26,9 @@ Result<void> write_file_at(int dirfd, const std::string& path, std::string_view 
                            int flags = O_WRONLY | O_TRUNC, mode_t mode = 0644);
 // Atomically replace dir/name with data (temp file + rename), mode 0600 by default.
 Result<void> write_file_atomic(const std::string& path, std::string_view data, mode_t mode = 0600);
+// The same for `name` in the directory open as dirfd (no path walked again, no /proc magic
+// link); `shown` is that file's path for messages.
+Result<void> write_file_atomic_at(int dirfd, const std::string& name, std::string_view data, mode_t mode,
+                                  const std::string& shown);
 
 }  // namespace sh

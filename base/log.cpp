@@ -5,6 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "base/json.hpp"
@@ -30,11 +32,17 @@ const char* name(Level l) {
 std::string now_rfc3339() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  gmtime_r(&ts.tv_sec, &tm);
-  char buf[64];
-  size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf(buf + n, sizeof buf - n, ".%09ldZ", ts.tv_nsec);
+  // UTC by the calendar arithmetic of <chrono>: glibc's gmtime_r loads /etc/localtime on first
+  // use (tzset), an open, two reads and a parse per command for a zone UTC never needs.
+  using namespace std::chrono;
+  const sys_seconds t{seconds(ts.tv_sec)};
+  const auto day = floor<days>(t);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{t - day};
+  char buf[128];  // room for any int the format could print (-Wformat-truncation)
+  snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02ld:%02ld:%02lld.%09ldZ", int(ymd.year()), unsigned(ymd.month()),
+           unsigned(ymd.day()), long(hms.hours().count()), long(hms.minutes().count()),
+           (long long)hms.seconds().count(), ts.tv_nsec);
   return buf;
 }
 

@@ -110,14 +110,26 @@ class Runtime:
         return pre + ["--root", self.root] + list(args)
 
 
+def crun_trixie(name, crun_new, prefix):
+    """Debian 13's crun in the directory bench/crun-trixie.sh filled, run through its own loader."""
+    lib = os.path.join(crun_new, "root", "usr", "lib", "x86_64-linux-gnu")
+    return Runtime(name, os.path.join(crun_new, "root", "usr", "bin", "crun"), prefix,
+                   loader=[os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib])
+
+
+def runtime_arg(i, arg):
+    """NAME=PATH of the profile tools: a binary, or a bench/crun-trixie.sh directory."""
+    name, path = arg.split("=", 1)
+    path = os.path.abspath(path)
+    return crun_trixie(name, path, f"v{i}") if os.path.isdir(path) else Runtime(name, path, f"v{i}")
+
+
 class Bench:
     def __init__(self, ours, crun_new=None):
         self.rts = [Runtime("sharness", ours, "s"), Runtime("crun", "/usr/bin/crun", "c"),
                     Runtime("runc", "/usr/sbin/runc", "r")]
         if crun_new:
-            lib = os.path.join(crun_new, "root", "usr", "lib", "x86_64-linux-gnu")
-            self.rts.insert(2, Runtime("crun-1.21", os.path.join(crun_new, "root", "usr", "bin", "crun"), "n",
-                                       loader=[os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib]))
+            self.rts.insert(2, crun_trixie("crun-1.21", crun_new, "n"))
         self.ours = self.rts[0]
         self.samples = []       # dicts: op, rt, level, wall_ms, cpu_ms, ...
         self.extra = {}         # hyperfine, perf stat, /usr/bin/time -v, ramp times, ...
@@ -292,6 +304,21 @@ class Bench:
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(c, f)
         return d
+
+    def start_sleepers(self, rt, n, ids):
+        """For the profile tools: create and start `sleep` containers of rt until ids (a list, which
+        gets each id) holds n. Returns None, or why the next one failed."""
+        while len(ids) < n:
+            cid = self.newid(rt, "bg")
+            rc, _, err = call(rt.cmd("create", "--bundle", self.bundle(cid, ["sleep", "1200"]), cid))
+            if rc == 0:
+                rc, _, err = call(rt.cmd("start", cid))
+            if rc != 0:
+                return f"background container {len(ids)}: {first_line(err)}"
+            ids.append(cid)
+            if len(ids) % 100 == 0:
+                reap()
+        return None
 
     def measure(self, argv, jobs=None):
         err = os.path.join(self.tmp, "log", "measure.err")

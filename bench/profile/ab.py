@@ -2,7 +2,10 @@
 """bench/profile/ab.py NAME=BINARY... : A/B several builds of a runtime, interleaved, with the
 harness of bench/bench.py (same bundle, own --root each, cpuacct CPU, wall, ru_maxrss).
 
-  bench/profile/ab.py as-built=/tmp/x/as-built no-crypto=/tmp/x/no-crypto crun=/usr/bin/crun
+  bench/profile/ab.py as-built=/tmp/x/as-built no-crypto=/tmp/x/no-crypto crun=/usr/bin/crun \
+      crun-1.21=/var/cache/sharness-bench/crun-trixie
+
+A value that is a directory is one bench/crun-trixie.sh filled (run through its own loader).
 
 Measures per binary: `run` of /bin/true, and `state` of an id that does not exist (the cost of
 starting the binary and failing: exec, dynamic loading, static initialisers, argument parsing).
@@ -28,7 +31,7 @@ def main():
     pairs = [a.split("=", 1) for a in sys.argv[1:]]
     if not pairs or any(len(p) != 2 for p in pairs):
         sys.exit(__doc__)
-    rts = [bench.Runtime(n, os.path.abspath(p), f"v{i}") for i, (n, p) in enumerate(pairs)]
+    rts = [bench.runtime_arg(i, a) for i, a in enumerate(sys.argv[1:])]
     with bench.session(rts) as b:
         print(f"probe: {b.probe()}", file=sys.stderr)
         for r in range(-2, ROUNDS):
@@ -36,7 +39,7 @@ def main():
                 cid = b.newid(rt, "run")
                 bd = b.bundle(cid, ["/bin/true"])
                 b.run_and_record(rt, "run /bin/true", cid, bd, r)
-                if POLICY and rt.name not in ("crun", "runc"):
+                if POLICY and not rt.name.startswith(("crun", "runc")):
                     cid = b.newid(rt, "pol")
                     bd = b.bundle(cid, ["/bin/true"])
                     b.run_and_record(rt, "run under policy", cid, bd, r, policy=POLICY)

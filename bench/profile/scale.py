@@ -39,15 +39,9 @@ def main():
 
         probe(0)
         t0 = time.monotonic()
-        for i in range(n):
-            cid = b.newid(rt, "bg")
-            rc, _, err = bench.call(rt.cmd("create", "--bundle", b.bundle(cid, ["sleep", "1200"]), cid))
-            if rc == 0:
-                rc, _, err = bench.call(rt.cmd("start", cid))
-            if rc != 0:
-                sys.exit(f"background container {i}: {bench.first_line(err)}")
-            if i % 100 == 99:
-                bench.reap()
+        why = b.start_sleepers(rt, n, [])
+        if why:
+            sys.exit(why)
         print(f"({n} containers up in {time.monotonic() - t0:.1f} s)", flush=True)
         probe(n)
 

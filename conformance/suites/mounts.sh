@@ -283,6 +283,21 @@ case_root_readonly() {
   [ ! -e "$b/rootfs/etc/new" ] || fail "file created in the read-only rootfs"
 }
 
+# rootfsPropagation other than the default rslave: "/" made shared (rshared) or changed on its own
+# (private), so the rootfs's parent mount may still be shared, which pivot_root refuses: the
+# runtime makes it private first. Both run and see their rootfs as "/".
+case_rootfs_propagation() {
+  local b p
+  for p in rshared private; do
+    b=$(new_bundle "b-$p" sh -c 'cat /marker')
+    echo "$p" >"$b/rootfs/marker"
+    cfg "$b" ".linux.rootfsPropagation = \"$p\""
+    run_in "$b"
+    assert_rc 0 "rootfsPropagation $p: $ERR" || return 1
+    assert_contains "$OUT" "$p" "rootfsPropagation $p: the rootfs is /" || return 1
+  done
+}
+
 case_dest_created_in_rootfs() {
   local b
   b=$(new_bundle b sh -c 'grep " /new/deep/dir " /proc/self/mountinfo && echo mounted')
@@ -358,6 +373,7 @@ tcase "an image whose /dev is a symlink: masks still work" case_dev_symlink_in_i
 tcase "readonly paths: writes fail, /proc/sys is ro" case_readonly_paths
 tcase "/proc/sys stays read-only even with CAP_SYS_ADMIN" case_proc_sys_readonly_with_sys_admin
 tcase "root.readonly: / refuses writes, a tmpfs /tmp accepts them" case_root_readonly
+tcase "rootfsPropagation rshared and private: the container runs on its rootfs" case_rootfs_propagation
 tcase "a missing mount destination is created inside the rootfs" case_dest_created_in_rootfs
 tcase "a destination through a symlink stays inside the rootfs" case_dest_through_symlink_stays_inside
 tcase "a rootfs with /proc as a symlink is refused, nothing left" case_proc_symlink_refused

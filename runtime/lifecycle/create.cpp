@@ -417,8 +417,7 @@ Result<void> save_config(Making& m, const ContainerDir& dir) {
   m.rec.poststart_hooks = !c.hooks.poststart.empty();
   m.rec.poststop_hooks = !c.hooks.poststop.empty();
   // exec re-reads this: with a policy it is the tightened config with its sharness block.
-  TRYV(write_file_atomic(dir.fd_path("config.json"), m.ext ? TRY(oci::config_to_json(c, false)) : m.b.config_text,
-                         0600));
+  TRYV(dir.write_atomic("config.json", m.ext ? TRY(oci::config_to_json(c, false)) : m.b.config_text));
   fault::point("create.config-saved");
   if (m.ext) {  // the runtime's own record of the floor, for exec and update (floor.hpp)
     TRYV(save_floor(dir, make_floor(*m.ext, m.fixed, c, m.asked_process, m.asked_resources)));

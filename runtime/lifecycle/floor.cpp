@@ -420,7 +420,7 @@ Result<Floor> parse_floor(std::string_view text, const std::string& origin) {
 }
 
 Result<void> save_floor(const ContainerDir& dir, const Floor& f) {
-  TRYVC("container " + dir.id() + ": save its floor", write_file_atomic(dir.fd_path(kFloorFile), floor_to_json(f), 0600));
+  TRYVC("container " + dir.id() + ": save its floor", dir.write_atomic(kFloorFile, floor_to_json(f)));
   return {};
 }
 

@@ -112,8 +112,10 @@ Result<Record> ContainerDir::load() const {
   return record_from_json(*text, path_ + "/" + kStateFile);
 }
 
-Result<void> ContainerDir::save(const Record& r) const {
-  return write_file_atomic(fd_path(kStateFile), record_to_json(r), 0600);
+Result<void> ContainerDir::save(const Record& r) const { return write_atomic(kStateFile, record_to_json(r)); }
+
+Result<void> ContainerDir::write_atomic(const std::string& name, std::string_view data) const {
+  return write_file_atomic_at(dirfd_.get(), name, data, 0600, path_ + "/" + name);
 }
 
 void ContainerDir::unlock() const { ::flock(dirfd_.get(), LOCK_UN); }

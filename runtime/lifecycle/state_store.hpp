@@ -61,6 +61,8 @@ class ContainerDir {
   int fd() const { return dirfd_.get(); }
   Result<Record> load() const;
   Result<void> save(const Record& r) const;
+  // Atomically replace `name` in this directory (through the directory's fd).
+  Result<void> write_atomic(const std::string& name, std::string_view data) const;
   // Path usable for bind/connect of a unix socket in this dir regardless of its length.
   std::string fd_path(const std::string& name) const;
   // Drop the flock early (a long-running command must not block the others).

@@ -42,6 +42,13 @@ void remember(std::string& slot, bool& slot_is_root, const proc::MountInfo& m) {
   }
 }
 
+// The unified root's cgroup.controllers text ("cpu io memory\n") into l.v2_controllers.
+void add_v2_controllers(Layout& l, std::string_view text) {
+  for (auto tok : split(text, ' '))
+    for (auto t : split(tok, '\n'))
+      if (!t.empty()) l.v2_controllers.emplace_back(t);
+}
+
 }  // namespace
 
 std::string mode_name(Mode m) {
@@ -86,9 +93,7 @@ Result<Layout> parse_layout(std::string_view mountinfo, std::string_view v2_cont
   if (l.unified_mount.empty() && l.v1_mounts.empty()) return fail("no cgroup filesystem is mounted");
   // A named v1 hierarchy alone (name=systemd) next to cgroup2 is still a v2 host.
   l.mode = l.unified_mount.empty() ? Mode::v1 : real_v1 ? Mode::hybrid : Mode::v2;
-  for (auto tok : split(v2_controllers, ' '))
-    for (auto t : split(tok, '\n'))
-      if (!t.empty()) l.v2_controllers.emplace_back(t);
+  add_v2_controllers(l, v2_controllers);
   return l;
 }
 
@@ -97,9 +102,9 @@ Result<Layout> detect_layout() {
   if (cached) return *cached;
   std::string mi = TRYC("detect cgroup layout", read_file("/proc/self/mountinfo"));
   Layout l = TRYC("detect cgroup layout", parse_layout(mi));
-  // Second pass only to learn what the unified root offers.
+  // What the unified root offers, once its mount is known (mountinfo is not parsed again).
   if (!l.unified_mount.empty())
-    if (auto c = read_file(l.unified_mount + "/cgroup.controllers")) l = TRY(parse_layout(mi, *c));
+    if (auto c = read_file(l.unified_mount + "/cgroup.controllers")) add_v2_controllers(l, *c);
   l.mountinfo = std::move(mi);
   cached = l;
   return l;

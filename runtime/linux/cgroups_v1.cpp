@@ -1,6 +1,9 @@
 // OCI resources to cgroup v1 files (Documentation/admin-guide/cgroup-v1/*).
+#include <fcntl.h>
+
 #include <cerrno>
 
+#include "base/file.hpp"
 #include "base/log.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/cgroups_impl.hpp"
@@ -189,12 +192,22 @@ Result<void> blkio(const Dir& d, const oci::BlockIoResources& b) {
 }
 
 Result<void> devices(const Dir& d, const std::vector<oci::DeviceRule>& rules) {
+  // Each write(2) is one rule to the kernel: devices.allow and devices.deny are opened once
+  // each, not once per rule (a container's dozen rules were a dozen opens).
+  Fd files[2];
+  std::string last;
   for (size_t i = 0; i < rules.size(); ++i) {
     const auto& r = rules[i];
     TRYV(check_rule(r, i));
     // "a" resets the list to deny-everything, the usual first rule.
-    std::string entry = is_deny_all(r) ? "a" : device_rule_string(r);
-    TRYV(d.write(r.allow ? "devices.allow" : "devices.deny", entry));
+    std::string entry = (r.allow ? "+" : "-") + (is_deny_all(r) ? std::string("a") : device_rule_string(r));
+    if (entry == last) continue;  // the same rule again changes nothing (deny-all, then the config's)
+    const char* file = r.allow ? "devices.allow" : "devices.deny";
+    Fd& f = files[r.allow];
+    if (!f) f = Fd(::openat(d.fd.get(), file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!f) return sys_error("open " + d.file_path(file));
+    TRYV(write_all(f.get(), std::string_view(entry).substr(1), d.file_path(file)));
+    last = std::move(entry);
   }
   return {};
 }

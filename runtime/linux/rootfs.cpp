@@ -99,7 +99,11 @@ Result<void> prepare_root(const oci::Config& c, const Options& o) {
   TRYV(check_host_proc());
   unsigned long prop = TRY(root_propagation(c.linux.rootfs_propagation));
   if (::mount(nullptr, "/", nullptr, prop, nullptr) < 0) return sys_error("set propagation of /");
-  TRYV(make_parent_private(o.rootfs));
+  // A recursive slave or private "/" (the default is rslave) leaves no mount below it shared
+  // or unbindable (the kernel clears both with the new type): make_parent_private would read
+  // and parse the whole mountinfo to find nothing.
+  const bool none_shared = (prop & MS_REC) && (prop & (MS_SLAVE | MS_PRIVATE));
+  if (!none_shared) TRYV(make_parent_private(o.rootfs));
   // pivot_root needs the new root to be a mount point: bind the rootfs onto itself.
   if (::mount(o.rootfs.c_str(), o.rootfs.c_str(), nullptr, MS_BIND | MS_REC, nullptr) < 0)
     return sys_error("bind " + o.rootfs + " onto itself");

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <deque>
+#include <optional>
 
 namespace sh::rootfs {
 namespace {
@@ -59,8 +60,29 @@ Result<Fd> open_in_root(int root_fd, std::string_view path, int flags, uint64_t 
   }
 }
 
+namespace {
+
+// The common case, a path that exists with no symlink and no "..": the kernel's in-root walk
+// alone proves it is inside (RESOLVE_IN_ROOT|RESOLVE_NO_SYMLINKS), one openat2 and one fstat
+// instead of a walk that opens and stats every component and then verifies by this same call.
+// Anything else (missing, a symlink anywhere, "..") is the walk's: nullopt.
+std::optional<Resolved> existing_in_root(int root_fd, const std::vector<std::string>& comps) {
+  for (const auto& c : comps)
+    if (c == "..") return std::nullopt;
+  Resolved r;
+  r.rel = join_path(comps).substr(1);
+  auto fd = open_in_root(root_fd, r.rel, O_PATH | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
+  struct stat st;
+  if (!fd || ::fstat(fd->get(), &st) < 0 || S_ISLNK(st.st_mode)) return std::nullopt;  // a symlink leaf
+  r.fd = std::move(*fd);
+  return r;
+}
+
+}  // namespace
+
 Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOptions& o) {
   auto comps = path_components(path);
+  if (auto r = existing_in_root(root_fd, comps)) return std::move(*r);
   std::deque<std::string> todo(comps.begin(), comps.end());
   std::vector<std::string> done;  // symlink-free components resolved so far
   Fd cur = TRY(reopen_root(root_fd));

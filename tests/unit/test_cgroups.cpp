@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "runtime/linux/cgroups.hpp"
+#include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/cgroups_impl.hpp"
 
 namespace cg = sh::cgroups;
@@ -221,6 +222,29 @@ BOOST_AUTO_TEST_CASE(layout_pure_v1_comounted_and_escaped) {
   BOOST_TEST(l->v1_mounts.at("memory") == "/sys/fs/cgroup/my memory");
   BOOST_TEST(!l->v1_mounts.contains("xattr"));
   BOOST_TEST(cg::detail::hierarchies(*l).size() == 3u);
+}
+
+// Every field of a mountinfo line, escapes and optional tags included (the layout reads it).
+BOOST_AUTO_TEST_CASE(mountinfo_fields) {
+  auto m = sh::proc::parse_mountinfo(
+      "36 35 98:0 /mnt\\040a /a\\011b rw,noatime master:1 shared:7 - ext3 /dev/root rw,errors=continue\n"
+      "\n37 36 0:5 / /proc rw - proc proc\n",
+      "test");
+  BOOST_TEST_REQUIRE(m.has_value());
+  BOOST_TEST_REQUIRE(m->size() == 2u);
+  const auto& a = (*m)[0];
+  BOOST_TEST(a.id == 36);
+  BOOST_TEST(a.parent == 35);
+  BOOST_TEST(a.root == "/mnt a");
+  BOOST_TEST(a.mount_point == "/a\tb");
+  BOOST_TEST(a.options == "rw,noatime");
+  BOOST_TEST(a.optional == "master:1 shared:7");
+  BOOST_TEST(a.fstype == "ext3");
+  BOOST_TEST(a.source == "/dev/root");
+  BOOST_TEST(a.super_options == "rw,errors=continue");
+  BOOST_TEST((*m)[1].super_options.empty());
+  BOOST_TEST((*m)[1].optional.empty());
+  BOOST_TEST(!sh::proc::parse_mountinfo("1 2 3 / /x rw -\n", "test").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(layout_edge_cases) {
@@ -827,6 +851,42 @@ BOOST_AUTO_TEST_CASE(kernel_shared_parent_survives_sibling) {
   BOOST_TEST(fs::exists(b.dir_for("memory")));
   BOOST_TEST(!fs::exists(a.dir_for("memory")));
   BOOST_TEST_REQUIRE(b.destroy().has_value());
+  BOOST_TEST(k.only_parent_left());
+}
+
+// A cpuset parent this runtime makes clones its cpus and mems into each new child at mkdir
+// (cgroup.clone_children), which spares every later create a write of cpuset.cpus that the
+// kernel checks against all siblings; the leaf and a parent someone else made are left as they are.
+BOOST_AUTO_TEST_CASE(kernel_v1_cpuset_parent_made_here_clones_children) {
+  if (!can_use_kernel()) return;
+  KernelScope k;
+  auto h = cg::detail::hierarchy_for(k.layout, "cpuset", "");
+  if (!h || h->v2) {
+    BOOST_TEST_MESSAGE("skipped: no v1 cpuset hierarchy on this host");
+    return;
+  }
+  const std::string parent = h->mount + k.parent;
+  cg::Cgroup a = k.cgroup("a");
+  BOOST_TEST_REQUIRE(a.create(nullptr).has_value());  // makes the parent too
+  BOOST_TEST(slurp(parent + "/cgroup.clone_children") == "1");
+  BOOST_TEST(slurp(a.dir_for("cpuset") + "/cgroup.clone_children") == "0");
+  BOOST_TEST(!slurp(a.dir_for("cpuset") + "/cpuset.cpus").empty());
+  BOOST_TEST(slurp(a.dir_for("cpuset") + "/cpuset.cpus") == slurp(parent + "/cpuset.cpus"));
+  BOOST_TEST(slurp(a.dir_for("cpuset") + "/cpuset.mems") == slurp(parent + "/cpuset.mems"));
+  // Control: a parent that already exists (made by someone else, clone_children 0) stays so,
+  // and its new child is filled by writes.
+  BOOST_TEST_REQUIRE(::mkdir((parent + "/other").c_str(), 0755) == 0);
+  put(parent + "/other/cpuset.cpus", slurp(parent + "/cpuset.cpus"));
+  put(parent + "/other/cpuset.mems", slurp(parent + "/cpuset.mems"));
+  put(parent + "/other/cgroup.clone_children", "0");
+  cg::Cgroup b = k.cgroup("other/b");
+  auto r = b.create(nullptr);
+  BOOST_TEST_REQUIRE(r.has_value(), (r ? "" : r.error().what()));
+  BOOST_TEST(slurp(parent + "/other/cgroup.clone_children") == "0");
+  BOOST_TEST(slurp(b.dir_for("cpuset") + "/cpuset.cpus") == slurp(parent + "/cpuset.cpus"));
+  BOOST_TEST_REQUIRE(b.destroy().has_value());
+  for (const auto& hh : cg::detail::hierarchies(k.layout)) ::rmdir((hh.mount + k.parent + "/other").c_str());
+  BOOST_TEST_REQUIRE(a.destroy().has_value());
   BOOST_TEST(k.only_parent_left());
 }
 
