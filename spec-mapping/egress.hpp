@@ -58,6 +58,10 @@ struct EgressPolicy {
 // echoes the request, injected credential included) are refused.
 inline const std::vector<std::string> kMethods = {"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"};
 
+// Segments, not characters: "/repos/acme" holds "/repos/acme" and "/repos/acme/x", never
+// "/repos/acme-evil" (the door matches a request's decoded, normalised path this way).
+bool within_prefix(const std::string& prefix, const std::string& path);
+
 // Strict: every bad value is an error naming its JSON path. Two rules that can match one
 // request may not carry different credentials (the door could not tell which to add).
 Result<EgressPolicy> parse_egress(const json::Value& v);

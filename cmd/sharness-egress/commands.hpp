@@ -6,6 +6,7 @@
 namespace sh::egress_cli {
 
 // Each takes the arguments after its name and returns the exit status.
+int door(const std::vector<std::string>& args);  // cmd_door.cpp
 int ca(const std::vector<std::string>& args);    // cmd_ca.cpp
 int up(const std::vector<std::string>& args);    // cmd_hooks.cpp
 int down(const std::vector<std::string>& args);  // cmd_hooks.cpp

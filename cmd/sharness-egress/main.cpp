@@ -1,5 +1,6 @@
 // sharness-egress: the egress door (docs/egress.md) and what starts it.
 //
+//   sharness-egress door --config FILE   serve on fd 3, log to fd 4 (egress/door.hpp)
 //   sharness-egress ca init --name ID --dir DIR --trust DIR   the per-container CA (egress/ca.hpp)
 //   sharness-egress up|down --root R [--config F]             the container's hooks (egress/up.cpp)
 //
@@ -18,6 +19,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"door", sh::egress_cli::door, "door --config FILE   serve on fd 3 (listener), log to fd 4"},
     {"ca", sh::egress_cli::ca, "ca init --name ID --dir DIR --trust DIR   the per-container CA, for create"},
     {"up", sh::egress_cli::up, "up --root R [--config F]   createRuntime hook: start the container's door"},
     {"down", sh::egress_cli::down, "down --root R [--config F]   poststop hook: stop it"},
