@@ -124,7 +124,11 @@ Result<void> open_files(Up& u) {
   ro.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
   step(::syscall(SYS_mount_setattr, -1, "/", AT_RECURSIVE, &ro, sizeof ro) == 0, "make every mount read-only");
   step(::sethostname("sharness-egress", 15) == 0, "sethostname");
-  step(::dup2(u.listener.get(), 3) == 3 && ::dup2(u.log.get(), 4) == 4 && ::dup2(u.exe.get(), 5) == 5, "its fds");
+  // Above every fd the targets could hold first, so that no dup2 closes a source before it is moved.
+  int from[3] = {::fcntl(u.listener.get(), F_DUPFD_CLOEXEC, 16), ::fcntl(u.log.get(), F_DUPFD_CLOEXEC, 16),
+                 ::fcntl(u.exe.get(), F_DUPFD_CLOEXEC, 16)};
+  step(from[0] >= 0 && from[1] >= 0 && from[2] >= 0, "move its fds");
+  step(::dup2(from[0], 3) == 3 && ::dup2(from[1], 4) == 4 && ::dup2(from[2], 5) == 5, "its fds");
   step(::syscall(SYS_close_range, 6, ~0u, 0) == 0 && ::fcntl(5, F_SETFD, FD_CLOEXEC) == 0, "close the others");
   if (auto r = sandbox::drop_to(u.uid, u.uid); !r) {
     errno = 0;
