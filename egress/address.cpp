@@ -138,8 +138,8 @@ std::string special_kind(const Ip& ip) {
   return "";
 }
 
-std::string AddressRules::refusal(const Ip& ip) const {
-  if (std::ranges::find(literal, ip) != literal.end()) return "";
+std::string AddressRules::refusal(const Ip& ip, bool literal_request) const {
+  if (literal_request && std::ranges::find(literal, ip) != literal.end()) return "";
   Ip inner = ip;
   if (ip.family == AF_INET6) embedded_v4(ip, &inner);
   if (in_any(ip, own) || in_any(inner, own)) return ip_text(ip) + " is an address of this host";

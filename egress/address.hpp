@@ -43,8 +43,10 @@ struct AddressRules {
   std::vector<Ip> literal;    // addresses the rules name
   std::vector<Cidr> allow;    // allowAddresses
   std::vector<Cidr> own;      // this host's: the namespace's addresses and denyAddresses
-  // Why the door may not connect to `ip`, or "".
-  std::string refusal(const Ip& ip) const;
+  // Why the door may not connect to `ip`, or "". `literal`: the request named the address
+  // itself (a rule naming it lets it through); a name never resolves into a special address,
+  // listed by a rule or not, unless the operator allows it.
+  std::string refusal(const Ip& ip, bool literal) const;
 };
 
 // The addresses of the calling process's network namespace (getifaddrs), as /128 and /32.

@@ -10,7 +10,7 @@ Budget::Budget(const policy::EgressBudgets& b, Clock::time_point now) : b_(b), l
 
 std::string Budget::admit(Clock::time_point now) {
   std::lock_guard lock(mu_);
-  if (b_.bytes && bytes_ > *b_.bytes) return "budget-bytes";
+  if (b_.bytes && bytes_ >= *b_.bytes) return "budget-bytes";
   if (b_.requests && requests_ >= *b_.requests) return "budget-requests";
   if (b_.requests_per_second) {
     double rate = double(*b_.requests_per_second);
@@ -24,10 +24,11 @@ std::string Budget::admit(Clock::time_point now) {
   return "";
 }
 
-bool Budget::spend(uint64_t n) {
+uint64_t Budget::take(uint64_t n) {
   std::lock_guard lock(mu_);
+  if (b_.bytes) n = std::min(n, *b_.bytes - std::min(bytes_, *b_.bytes));
   bytes_ += n;
-  return !b_.bytes || bytes_ <= *b_.bytes;
+  return n;
 }
 
 }  // namespace sh::egress

@@ -17,8 +17,8 @@ class Budget {
   // Counts one more request; "" when it may go, else the check that refuses it
   // ("budget-requests", "budget-rate", "budget-bytes": nothing more may go once bytes are spent).
   std::string admit(Clock::time_point now = Clock::now());
-  // `n` more bytes through the door, either way; false once the bytes budget is exceeded.
-  bool spend(uint64_t n);
+  // `n` more bytes through the door, either way: how many of them the bytes budget allows.
+  uint64_t take(uint64_t n);
 
  private:
   std::mutex mu_;

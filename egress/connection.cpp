@@ -102,7 +102,8 @@ struct Conn {
 // The addresses the door may connect to for `a`: resolved once, every one of them checked.
 std::expected<std::vector<Ip>, Denial> addresses_for(Door& d, const Authority& a) {
   std::vector<Ip> ips;
-  if (policy::is_address(a.host)) {
+  bool literal = policy::is_address(a.host);
+  if (literal) {
     ips.push_back(*parse_ip(a.host));
   } else {
     auto r = d.resolver->resolve(a.host);
@@ -110,7 +111,7 @@ std::expected<std::vector<Ip>, Denial> addresses_for(Door& d, const Authority& a
     ips = std::move(*r);
   }
   for (const Ip& ip : ips)
-    if (std::string why = d.addresses.refusal(ip); !why.empty())
+    if (std::string why = d.addresses.refusal(ip, literal); !why.empty())
       return std::unexpected(Denial{"address", a.host == ip_text(ip) ? why : a.host + " resolves to " + why});
   return ips;
 }
@@ -143,10 +144,15 @@ std::expected<void, Denial> open_upstream(Conn& c, const Authority& a, const std
   return {};
 }
 
-// Bytes through the door (the bytes budget counts both ways).
-bool spend(Door& d, uint64_t n, uint64_t& counter) {
+// Writes what the bytes budget (both ways) still allows of `data`; a denial when that was not
+// all of it (the connection is then cut: nothing past the budget goes through) or the write failed.
+std::optional<Denial> send_within(Door& d, Stream& s, std::string_view data, uint64_t& counter, bool upstream) {
+  uint64_t n = d.budget->take(data.size());
   counter += n;
-  return d.budget->spend(n);
+  if (n && !s.write(data.substr(0, n)))
+    return upstream ? Denial{"upstream-connect", "the upstream closed"} : Denial{"client", "the client closed the connection"};
+  if (n < data.size()) return Denial{"budget-bytes", "the bytes budget is spent"};
+  return std::nullopt;
 }
 
 // One request and its answer. False: the connection ends (a refusal, a close, an error).
@@ -229,8 +235,7 @@ bool forward_one(Conn& c, const std::string& head_text) {
     return deny(status, std::move(dn));
   };
   std::string uh = write_head(up);
-  if (!c.up.s->write(uh)) return cut({"upstream-connect", "the upstream closed"});
-  if (!spend(d, uh.size(), l.bytes_out)) return cut({"budget-bytes", "the bytes budget is spent"});
+  if (auto e = send_within(d, *c.up.s, uh, l.bytes_out, true)) return cut(*e);
   BodyDecoder body(*fr);
   Scanner watch(d.credentials.placeholders(), false);
   auto send_body = [&](const std::string& piece, bool last) -> std::optional<Denial> {
@@ -238,9 +243,7 @@ bool forward_one(Conn& c, const std::string& head_text) {
       return Denial{"placeholder", "the placeholder sharness:" + v + " in the body, where no rule of vault " + v + " allows it"};
     std::string wire = fr->kind == Framing::chunked ? chunk(piece) + (last ? std::string(kLastChunk) : "") : piece;
     if (wire.empty()) return std::nullopt;
-    if (!c.up.s->write(wire)) return Denial{"upstream-connect", "the upstream closed"};
-    if (!spend(d, wire.size(), l.bytes_out)) return Denial{"budget-bytes", "the bytes budget is spent"};
-    return std::nullopt;
+    return send_within(d, *c.up.s, wire, l.bytes_out, true);
   };
   while (!body.done()) {
     bool eof = false;
@@ -299,8 +302,7 @@ bool forward_one(Conn& c, const std::string& head_text) {
     s.feed(write_head(out), oh);
     s.finish(oh);
   }
-  if (!c.client->write(oh)) return cut({"client", "the client closed the connection"});
-  if (!spend(d, oh.size(), l.bytes_in)) return cut({"budget-bytes", "the bytes budget is spent"});
+  if (auto e = send_within(d, *c.client, oh, l.bytes_in, false)) return cut(*e);
   BodyDecoder rbody(*rf);
   Scanner scrub(d.scrub, true);
   while (!rbody.done()) {
@@ -318,8 +320,7 @@ bool forward_one(Conn& c, const std::string& head_text) {
     if (rbody.done()) scrub.finish(fwd);
     std::string wire = rechunk ? chunk(fwd) + (rbody.done() ? std::string(kLastChunk) : "") : fwd;
     if (wire.empty()) continue;
-    if (!c.client->write(wire)) return cut({"client", "the client closed the connection"});
-    if (!spend(d, wire.size(), l.bytes_in)) return cut({"budget-bytes", "the bytes budget is spent"});
+    if (auto e = send_within(d, *c.client, wire, l.bytes_in, false)) return cut(*e);
   }
   if (upstream_close || !c.up.s->buf.empty()) c.up = {};
   log_request(l);
@@ -379,6 +380,19 @@ void tunnel(Conn& c, const RequestHead& h) {
   (void)SSL_shutdown(c.ssl.get());
 }
 
+// The end of a connection: our side done, then what the client still sends read and dropped
+// for a moment, so that a refusal is not lost to a reset (closing with unread bytes sends RST).
+void linger_close(int fd) {
+  ::shutdown(fd, SHUT_WR);
+  set_idle_timeout(fd, 1);
+  char buf[4096];
+  for (size_t total = 0; total < (256u << 10);) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    total += size_t(n);
+  }
+}
+
 }  // namespace
 
 void serve_connection(Door& d, Fd fd) {
@@ -387,17 +401,21 @@ void serve_connection(Door& d, Fd fd) {
   c.client = std::make_unique<FdStream>(c.fd.get());
   auto n = c.client->head();
   if (!n || !*n) {
-    if (!n) log_request({std::nullopt, "", "", "", 0, 0, 0, 0, "parse", n.error().what()});
+    if (!n) {
+      bool big = n.error().msg.starts_with("a head longer");  // answered; a reset or a timeout: not
+      if (big) refuse(*c.client, 400, {"parse", n.error().what()});
+      log_request({std::nullopt, "", "", "", 0, big ? 400 : 0, 0, 0, "parse", n.error().what()});
+      linger_close(c.fd.get());
+    }
     return;
   }
   std::string head = c.client->buf.substr(0, *n);
-  auto h = parse_request_head(head);
-  if (h && h->method == "CONNECT") {
-    c.client->buf.erase(0, *n);
-    return tunnel(c, *h);
-  }
   c.client->buf.erase(0, *n);
-  if (forward_one(c, head)) requests(c);
+  auto h = parse_request_head(head);
+  if (h && h->method == "CONNECT") tunnel(c, *h);
+  else if (forward_one(c, head)) requests(c);
+  c.up = {};
+  linger_close(c.fd.get());
 }
 
 }  // namespace sh::egress

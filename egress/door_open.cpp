@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ctime>
+
 #include "base/file.hpp"
 #include "egress/door.hpp"
 #include "egress/door_config.hpp"
@@ -77,6 +79,7 @@ Result<std::unique_ptr<Door>> open_door(const std::string& config_path) {
   d->scrub = d->credentials.scrub_needles();
   d->budget = std::make_unique<Budget>(d->policy.budgets);
   set_request_log(d->log.get(), d->container);
+  ::tzset();  // strftime (the log's time) reads /etc/localtime once: now, while the door may
   return d;
 }
 
