@@ -137,7 +137,9 @@ Result<void> open_files(Up& u) {
   step(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "no_new_privs");
   const std::string config = std::string(kDoorDirInDoor) + "/" + kConfigFile;
   const char* argv[] = {"sharness-egress", "door", "--config", config.c_str(), nullptr};
-  const char* envp[] = {nullptr};
+  // One malloc arena: glibc shrinks a thread's own arena with a read of
+  // /proc/sys/vm/overcommit_memory, a file the confined door may not open (seccomp kills it).
+  const char* envp[] = {"GLIBC_TUNABLES=glibc.malloc.arena_max=1", nullptr};
   ::syscall(SYS_execveat, 5, "", argv, envp, AT_EMPTY_PATH);
   step(false, "exec sharness-egress door");
   _exit(127);

@@ -8,7 +8,7 @@ nothing reached a host. Paths:
   /big    200, 65536 bytes of "x"
   other   200 "hello from ADDR:PORT PATH"
 Writes --ready once every server listens."""
-import argparse, http.server, socketserver, ssl, threading
+import argparse, http.server, socket, socketserver, ssl, threading
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--log", required=True)
@@ -62,6 +62,7 @@ class Server(http.server.ThreadingHTTPServer):
 
     def get_request(self):
         conn, peer = self.socket.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as web servers do: no Nagle wait between head and body
         record("conn %s:%d from %s" % (self.server_address[0], self.server_address[1], peer[0]))
         return conn, peer
 
