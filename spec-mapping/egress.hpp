@@ -1,7 +1,7 @@
-// A policy's `egress` section (docs/egress.md): the hosts the egress door (sharness-egress,
-// not built yet) may reach for the container, what it may send there, the credentials it adds, and
-// the budgets. The pure half: parse, intersect, write, describe. egress_map.hpp says what it
-// becomes in config.json; the door itself is not built yet, so create refuses the section.
+// A policy's `egress` section (docs/egress.md): the hosts the egress door (sharness-egress) may
+// reach for the container, what it may send there, the credentials it adds, and the budgets. The
+// pure half: parse, intersect, write, describe. egress_map.hpp says what it becomes in
+// config.json; the door and its sidecar are the egress wing's (egress/).
 //
 //   "egress": {
 //     "rules": [{"host": "api.github.com", "port": 443, "methods": ["GET", "POST"],

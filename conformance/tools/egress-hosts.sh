@@ -59,8 +59,12 @@ egress_hosts_up() {
   return 1
 }
 
+# Never fails (a caller under set -e runs it from its EXIT trap: a failure would stop its cleanup).
 egress_hosts_down() {
-  [ -n "${EGRESS_SERVER_PID:-}" ] && kill "$EGRESS_SERVER_PID" 2>/dev/null && wait "$EGRESS_SERVER_PID" 2>/dev/null
-  [ -n "${EGRESS_UPNS:-}" ] && ip netns del "$EGRESS_UPNS" 2>/dev/null
+  if [ -n "${EGRESS_SERVER_PID:-}" ]; then
+    kill "$EGRESS_SERVER_PID" 2>/dev/null || true
+    wait "$EGRESS_SERVER_PID" 2>/dev/null || true
+  fi
+  if [ -n "${EGRESS_UPNS:-}" ]; then ip netns del "$EGRESS_UPNS" 2>/dev/null || true; fi
   return 0
 }
