@@ -46,6 +46,15 @@ Result<Saved> saved_from(const std::string& text) {
   return s;
 }
 
+void record_started(Saved& s, pid_t pid, pid_t supervisor) {
+  s.pid = pid;
+  s.supervisor = supervisor;
+  auto st = proc::stat(pid);
+  s.start_time = st ? st->start_time : 0;
+  auto sst = proc::stat(supervisor);
+  s.supervisor_start = sst ? sst->start_time : 0;
+}
+
 void stop_saved(const Saved& s) {
   for (auto [pid, start] : {std::pair{s.supervisor, s.supervisor_start}, {s.pid, s.start_time}}) {
     if (pid <= 0) continue;

@@ -32,6 +32,8 @@ struct Saved {
 };
 std::string saved_json(const Saved& s);
 Result<Saved> saved_from(const std::string& text);
+// Record the process `up` started and its supervisor, with their start times (what stop_saved checks).
+void record_started(Saved& s, pid_t pid, pid_t supervisor);
 // SIGKILL the supervisor, then the process it watches, each only while it is still the process
 // recorded (a pidfd, and the start time: never a recycled pid), waiting up to 5 s for each.
 void stop_saved(const Saved& s);

@@ -29,7 +29,6 @@
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/capabilities.hpp"
-#include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/self_sandbox.hpp"
 #include "spec-mapping/egress_map.hpp"
 
@@ -271,12 +270,7 @@ Result<void> start_door(Up& u) {
     (void)lifecycle::release_ephemeral_uid(u.o.root, u.uid, u.st.id);
     return fail("egress door for " + u.st.id + ": " + msg);
   }
-  u.saved.pid = pid_t(std::stol(msg.substr(3)));
-  auto dst = proc::stat(u.saved.pid);
-  u.saved.start_time = dst ? dst->start_time : 0;
-  u.saved.supervisor = sup;
-  auto sst = proc::stat(sup);
-  u.saved.supervisor_start = sst ? sst->start_time : 0;
+  edges::record_started(u.saved, pid_t(std::stol(msg.substr(3))), sup);
   return {};
 }
 

@@ -438,6 +438,28 @@ case_explain_and_map() {
   assert_contains "$CMD_OUT" 'sharness-egress' "map: the hooks"
 }
 
+# Rootless, the door cannot be started (a throwaway host uid, setns into the container's network
+# namespace): create refuses, naming why, and leaves nothing. Control: the same create as root.
+case_rootless_refused() {
+  known_fail runc crun
+  mark_upstream
+  local b p rc id
+  b=$(workload rl 'true') || return 1
+  p=$CASEDIR/rl.json  # no throwaway uid, which is refused rootless too, and first
+  echo "{\"id\": \"rl\", \"version\": 1, \"egress\": {\"rules\": $RULES}}" >"$p"
+  rc=$(runtime_config rc)
+  mkdir -m 0777 "$CASEDIR/rl-state"
+  _run_cmd setpriv --reuid=65534 --regid=65534 --clear-groups "$RUNTIME" --root "$CASEDIR/rl-state" --config "$rc" \
+    --policy "$p" create --bundle "$b" rl
+  assert_ne 0 "$CMD_RC" "create as uid 65534"
+  assert_contains "$CMD_OUT" "policy rl: egress needs root: the door runs as its own host uid" "the refusal"
+  assert_eq "" "$(ls "$CASEDIR/rl-state")" "what the refused create left"
+  under "$p" "$rc"
+  id=$(newid rl-root)
+  must_create "$b" "$id" || return 1
+  assert_ok rt delete --force "$id"
+}
+
 # hello under harsh plus an egress section (and the socket calls busybox's nc needs): its table gets
 # the attempts through the door, held by the door, and every attempt is held. harsh's exec pin is
 # refreshed from this host's busybox, as landlock_abi.sh does.
@@ -471,5 +493,6 @@ tcase "budgets: requests, bytes and rate cut off at their limits" case_budgets_c
 tcase "untrusted upstream certificate and wrong host name refused (control: trusted, right name)" case_upstream_certificate_checked
 tcase "killing the door leaves the container with no network" case_killed_door_leaves_no_network
 tcase "policy explain and map show the door" case_explain_and_map
+tcase "rootless: create refuses a policy with egress, naming why (control: as root it is created)" case_rootless_refused
 tcase "hello under harsh plus egress: the attempts through the door are held, every attempt held" case_hello_harsh_egress
 finish
