@@ -32,8 +32,8 @@ constexpr Range kV4[] = {
     {"192.168.0.0/16", "private (RFC 1918)"},
     {"198.18.0.0/15", "benchmarking (RFC 2544)"},
     {"224.0.0.0/4", "multicast"},
-    {"240.0.0.0/4", "reserved"},
     {"255.255.255.255/32", "broadcast"},
+    {"240.0.0.0/4", "reserved"},
 };
 constexpr Range kV6[] = {
     {"::/128", "unspecified"},

@@ -4,6 +4,8 @@
 // checks", in this order): parse, host, path, Host field, method, address, placeholder,
 // budgets; then forwarded over the connection's own upstream connection, and its answer
 // scrubbed of every credential on the way back.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -21,12 +23,6 @@
 
 namespace sh::egress {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return s;
-}
 
 const char* phrase(int status) {
   switch (status) {
@@ -53,7 +49,7 @@ std::vector<std::string> connection_tokens(const Fields& f) {
   std::vector<std::string> out;
   for (const auto& x : f.list) {
     if (x.name != "connection") continue;
-    std::string v = lower(x.value);
+    std::string v = lower_case(x.value);
     for (size_t at = 0; at <= v.size();) {
       size_t e = std::min(v.find(',', at), v.size());
       std::string t = v.substr(at, e - at);
@@ -191,7 +187,7 @@ bool forward_one(Conn& c, const std::string& head_text) {
   if (h->fields.has("upgrade")) return deny(403, {"upgrade", "a protocol upgrade is a tunnel the door cannot inspect"});
   auto expect = h->fields.one("expect");
   if (!expect) return deny(400, {"parse", expect.error().what()});
-  if (*expect && lower(**expect) != "100-continue") return deny(417, {"parse", "Expect \"" + **expect + "\""});
+  if (*expect && lower_case(**expect) != "100-continue") return deny(417, {"parse", "Expect \"" + **expect + "\""});
   auto rule = decide(d.policy, a, h->method, *path);
   if (!rule) return deny(403, rule.error());
   l.rule = *rule;
@@ -283,7 +279,7 @@ bool forward_one(Conn& c, const std::string& head_text) {
   if (!rf) return cut_answer(502, {"upstream-response", rf.error().what()});
   auto enc = resp.fields.one("content-encoding");
   if (!enc) return cut_answer(502, {"upstream-response", enc.error().what()});
-  if (r.credential && *enc && lower(**enc) != "identity")
+  if (r.credential && *enc && lower_case(**enc) != "identity")
     return cut_answer(502, {"encoding", "a credentialed request's answer is encoded (" + **enc + "): it could not be scrubbed"});
   bool upstream_close = wants_close(resp.minor, resp.fields) || rf->kind == Framing::until_close;
   bool close_after = client_close || rf->kind == Framing::until_close;
@@ -368,9 +364,13 @@ void tunnel(Conn& c, const RequestHead& h) {
   if (!ssl) return deny(0, {"tls", ssl.error().what()});
   if (auto ok = LeafMint::accept(ssl->get(), a->host); !ok) {
     const char* sni = SSL_get_servername(ssl->get(), TLSEXT_NAMETYPE_host_name);
-    bool other = ok.error().msg.starts_with("SNI") || (sni && lower(sni) != a->host);
+    bool other = ok.error().msg.starts_with("SNI") || (sni && lower_case(sni) != a->host);
     return deny(0, {other ? "sni" : "parse", "TLS from the client: " + ok.error().what()});
   }
+  // The client's Finished is not acknowledged yet, and a client without TCP_NODELAY (Python)
+  // holds its request back until it is: send that ACK now, not after the 40 ms delay.
+  int one = 1;
+  ::setsockopt(c.fd.get(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   c.ssl = std::move(*ssl);
   c.client = std::make_unique<TlsStream>(c.ssl.get());
   c.tunnel = true;
@@ -397,6 +397,7 @@ void linger_close(int fd) {
 
 void serve_connection(Door& d, Fd fd) {
   set_idle_timeout(fd.get(), kIdleSeconds);
+  set_no_delay(fd.get());
   Conn c{d, std::move(fd), {}, nullptr, false, {}, {}, {}, {}};
   c.client = std::make_unique<FdStream>(c.fd.get());
   auto n = c.client->head();

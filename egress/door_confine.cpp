@@ -2,6 +2,8 @@
 // grants none), TCP connect only to the rules' ports, a seccomp allowlist (anything else kills
 // it: a door that strays is compromised, and a dead door fails closed), few files and threads,
 // no core, not dumpable (credentials live in its memory).
+#include <malloc.h>
+
 #include <algorithm>
 
 #include "egress/door.hpp"
@@ -29,6 +31,10 @@ std::vector<std::string> door_syscalls() {
 }  // namespace
 
 Result<std::string> confine_door(const Door& d) {
+  // One malloc arena: glibc sizes its arena list from /sys/devices/system/cpu/online the first
+  // time a second thread allocates, an open the sandbox would kill the door for; one arena is
+  // also the smaller RSS.
+  if (::mallopt(M_ARENA_MAX, 1) != 1) return fail("mallopt M_ARENA_MAX 1");
   TRYV(sandbox::harden(kNoFile, kMaxConnections + 8));
   sandbox::Bounds b{door_syscalls(), true, {}};
   for (const auto& r : d.policy.rules)

@@ -10,14 +10,7 @@ constexpr std::string_view kCrlf = "\r\n";
 constexpr size_t kMaxLine = 1024;          // a chunk-size line
 constexpr size_t kMaxTrailers = 8 * 1024;  // all trailer fields of one body
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return o;
-}
-
-bool iequals(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
+bool iequals(std::string_view a, std::string_view b) { return lower_case(a) == lower_case(b); }
 
 // Field value bytes: visible ASCII, obs-text, space and tab (RFC 9110 §5.5); never CR, LF, NUL.
 bool is_field_value(std::string_view v) {
@@ -67,8 +60,8 @@ Result<Fields> parse_fields(const std::vector<std::string_view>& ls) {
     if (colon == std::string_view::npos) return fail("a header line without a colon");
     std::string_view name = l.substr(0, colon), value = trim(l.substr(colon + 1));
     if (!is_token(name)) return fail("a header name that is not a token");
-    if (!is_field_value(value)) return fail("a control character in header " + lower(name));
-    f.list.push_back({lower(name), std::string(value)});
+    if (!is_field_value(value)) return fail("a control character in header " + lower_case(name));
+    f.list.push_back({lower_case(name), std::string(value)});
   }
   return f;
 }
@@ -95,6 +88,13 @@ Result<Framing> body_framing(const Fields& f, Framing otherwise) {
 }
 
 }  // namespace
+
+std::string lower_case(std::string_view s) {
+  std::string o(s);
+  for (char& c : o)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return o;
+}
 
 bool is_token(std::string_view s) {
   static constexpr std::string_view kSpecials = "!#$%&'*+-.^_`|~";

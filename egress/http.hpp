@@ -88,5 +88,7 @@ inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
 
 // tchar (RFC 9110 §5.6.2).
 bool is_token(std::string_view s);
+// ASCII letters in lower case (field names, host names, tokens), other bytes as they are.
+std::string lower_case(std::string_view s);
 
 }  // namespace sh::egress

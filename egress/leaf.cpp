@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "base/file.hpp"
+#include "egress/http.hpp"
 #include "spec-mapping/egress_host.hpp"
 
 namespace sh::egress {
@@ -30,9 +31,7 @@ Result<void> add_ext(X509* issuer, X509* cert, int nid, const std::string& value
 int check_sni(SSL* ssl, int* alert, void*) {
   auto* host = static_cast<const std::string*>(SSL_get_app_data(ssl));
   const char* sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
-  std::string s = sni ? sni : "";
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  std::string s = lower_case(sni ? sni : "");
   // A name needs its SNI; an address has none (clients send no SNI for an address literal).
   bool ok = host && (policy::is_address(*host) ? (s.empty() || s == *host) : s == *host);
   if (ok) return SSL_TLSEXT_ERR_OK;
@@ -73,10 +72,14 @@ Result<std::unique_ptr<LeafMint>> LeafMint::load(const std::string& ca_cert, con
   return mp;
 }
 
-Result<X509*> LeafMint::leaf(const std::string& host) {
+Result<identity::Cert> LeafMint::leaf(const std::string& host) {
   std::lock_guard lock(mu_);
+  auto shared = [](X509* x) {
+    X509_up_ref(x);
+    return identity::Cert(x);
+  };
   time_t now = ::time(nullptr);
-  if (auto it = cache_.find(host); it != cache_.end() && it->second.not_after - now > 3600) return it->second.cert.get();
+  if (auto it = cache_.find(host); it != cache_.end() && it->second.not_after - now > 3600) return shared(it->second.cert.get());
   if (cache_.size() >= kMaxCached) cache_.clear();
   identity::Cert c(X509_new());
   if (!c) return fail("X509_new: " + tls::errors());
@@ -111,13 +114,13 @@ Result<X509*> LeafMint::leaf(const std::string& host) {
   auto& e = cache_[host];
   e.cert = std::move(c);
   e.not_after = now + kLeafSeconds;
-  return e.cert.get();
+  return shared(e.cert.get());
 }
 
 Result<tls::Ssl> LeafMint::session(const std::string& host, int fd) {
-  X509* cert = TRY(leaf(host));
+  identity::Cert cert = TRY(leaf(host));
   tls::Ssl ssl(SSL_new(ctx_.get()));
-  if (!ssl || SSL_use_certificate(ssl.get(), cert) != 1 || SSL_use_PrivateKey(ssl.get(), leaf_key_.get()) != 1 ||
+  if (!ssl || SSL_use_certificate(ssl.get(), cert.get()) != 1 || SSL_use_PrivateKey(ssl.get(), leaf_key_.get()) != 1 ||
       SSL_add1_chain_cert(ssl.get(), ca_.get()) != 1 || SSL_set_fd(ssl.get(), fd) != 1)
     return fail("server TLS session for " + host + ": " + tls::errors());
   return ssl;
@@ -133,9 +136,7 @@ Result<void> LeafMint::accept(SSL* ssl, const std::string& host) {
     return fail(why);
   }
   // Once more after the handshake, whatever the callback saw.
-  std::string s = sni ? sni : "";
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  std::string s = lower_case(sni ? sni : "");
   if (policy::is_address(host) ? !(s.empty() || s == host) : s != host)
     return fail("SNI \"" + s + "\" is not the CONNECT host \"" + host + "\"");
   return {};

@@ -26,8 +26,9 @@ class LeafMint {
   Result<tls::Ssl> session(const std::string& host, int fd);
   // The handshake; the error says why (an SNI that is not `host`, a client that is not TLS).
   static Result<void> accept(SSL* ssl, const std::string& host);
-  // Mint (or take from the cache) the leaf for `host`.
-  Result<X509*> leaf(const std::string& host);
+  // Mint (or take from the cache) the leaf for `host`: a reference of the caller's own, as
+  // another connection may renew or evict the cache's.
+  Result<identity::Cert> leaf(const std::string& host);
 
  private:
   LeafMint() = default;

@@ -6,6 +6,7 @@
 
 #include "base/file.hpp"
 #include "base/text.hpp"
+#include "egress/http.hpp"
 
 namespace sh::egress {
 
@@ -22,12 +23,7 @@ Result<std::map<std::string, std::vector<Ip>>> parse_hosts(std::string_view text
     if (w.empty()) continue;
     auto ip = parse_ip(w[0]);
     if (!ip || w.size() < 2) return fail("line " + std::to_string(n) + ": not ADDRESS NAME...");
-    for (size_t i = 1; i < w.size(); ++i) {
-      std::string name = w[i];
-      for (char& c : name)
-        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-      out[name].push_back(*ip);
-    }
+    for (size_t i = 1; i < w.size(); ++i) out[lower_case(w[i])].push_back(*ip);
   }
   return out;
 }

@@ -5,17 +5,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "egress/http.hpp"
 #include "spec-mapping/egress_host.hpp"
 
 namespace sh::egress {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return o;
-}
 
 int hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -28,7 +22,7 @@ int hex(char c) {
 // one way), addresses in inet_ntop's form. Whatever the policy could not name is refused here:
 // single labels, trailing dots, numeric names, IPv4-mapped IPv6, non-canonical addresses.
 Result<std::string> host_spelling(std::string_view raw, bool bracketed) {
-  std::string h = lower(raw);
+  std::string h = lower_case(raw);
   if (bracketed) {
     in6_addr a6{};
     char buf[INET6_ADDRSTRLEN];
@@ -121,7 +115,7 @@ Result<Target> parse_origin(std::string_view target) {
 
 Result<Target> parse_absolute(std::string_view target) {
   constexpr std::string_view kScheme = "http://";
-  if (target.size() < kScheme.size() || lower(target.substr(0, kScheme.size())) != kScheme)
+  if (target.size() < kScheme.size() || lower_case(target.substr(0, kScheme.size())) != kScheme)
     return fail("a plain proxy request names an http:// URL (HTTPS goes through CONNECT)");
   target.remove_prefix(kScheme.size());
   size_t end = std::min(target.find('/'), target.find('?'));

@@ -1,6 +1,8 @@
 #include "egress/upstream.hpp"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -16,6 +18,11 @@ void set_idle_timeout(int fd, int seconds) {
   struct timeval tv {seconds, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+void set_no_delay(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
 Result<tls::Ctx> upstream_ctx(const std::string& trust_pem) {
@@ -49,6 +56,7 @@ Result<Fd> connect_to(const Ip& ip, uint16_t port) {
   int fl = ::fcntl(fd.get(), F_GETFL);
   if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) return sys_error("fcntl for " + what);
   set_idle_timeout(fd.get(), kIdleSeconds);
+  set_no_delay(fd.get());
   return fd;
 }
 

@@ -24,5 +24,8 @@ Result<tls::Ssl> upstream_tls(SSL_CTX* ctx, int fd, const std::string& host);
 
 // SO_RCVTIMEO and SO_SNDTIMEO.
 void set_idle_timeout(int fd, int seconds);
+// TCP_NODELAY: a head and its body are written apart, and Nagle's wait for the peer's delayed
+// ACK would add 40 ms to each answer.
+void set_no_delay(int fd);
 
 }  // namespace sh::egress

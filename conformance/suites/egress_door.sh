@@ -29,6 +29,8 @@ egress_cleanup() {
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
   ip netns del "$NS_DOOR" 2>/dev/null
   ip netns del "$NS_HOSTS" 2>/dev/null
+  rm -rf "/etc/netns/$NS_DOOR"
+  [ "${NETNS_DIR_MADE:-0}" = 1 ] && rmdir /etc/netns 2>/dev/null  # only if empty: others may use it
   return 0
 }
 trap '_egress_rc=$?; egress_cleanup; (exit $_egress_rc); _cleanup' EXIT
@@ -88,6 +90,16 @@ HOSTS
     ip -n "$NS_HOSTS" addr add "$a" dev "${VETH}h"
   done
   ip -n "$NS_HOSTS" addr add 2001:db8:113::2/64 dev "${VETH}h" nodad
+  ip -n "$NS_HOSTS" addr add 203.0.113.53/24 dev "${VETH}h"
+  # DNS for the doors without a hosts file: `ip netns exec` mounts /etc/netns/NAME/resolv.conf
+  # over /etc/resolv.conf for what runs in that namespace (removed on exit).
+  [ -d /etc/netns ] || NETNS_DIR_MADE=1
+  mkdir -p "/etc/netns/$NS_DOOR"
+  echo "nameserver 203.0.113.53" >"/etc/netns/$NS_DOOR/resolv.conf"
+  ip netns exec "$NS_HOSTS" /usr/bin/python3 "$TOOLS/egress_dns.py" 203.0.113.53 \
+    api.example.com=203.0.113.2 api6.example.com=2001:db8:113::2 private.example.com=10.99.0.1 \
+    mixed.example.com=203.0.113.2,10.99.0.1 </dev/null >"$W/dns.out" 2>&1 &
+  PIDS+=($!)
   ip netns exec "$NS_HOSTS" /usr/bin/python3 "$TOOLS/egress_upstream.py" "$SECRET" \
     "203.0.113.2,443,$W/api.conn,$W/api.pem,$W/api.key" "203.0.113.2,80,$W/api80.conn" \
     "203.0.113.3,443,$W/other.conn,$W/other.pem,$W/other.key" \
@@ -102,14 +114,15 @@ HOSTS
 }
 
 # door NAME UID EGRESS-JSON [CONFIG-OVERRIDES]: a door in the door namespace under UID, its
-# config $W/NAME.json (the overrides, a JSON object, replace members), listener port in
+# config $W/NAME.json (the overrides, a JSON object, replace members; null removes one), listener port in
 # $W/NAME.port, log $W/NAME.log, stderr $W/NAME.err.
 door() {
   local name=$1 uid=$2
   install -m 0400 -o "$uid" "$W/doorca.key" "$W/$name.cakey"  # the CA key: the door's uid only
   jq -n --arg name "$name" --arg w "$W" --argjson egress "$3" --argjson over "${4:-{\}}" \
     '{container: $name, egress: $egress, ca: {cert: "\($w)/doorca.pem", key: "\($w)/\($name).cakey"},
-      upstreamTrust: "\($w)/ca1.pem", hosts: "\($w)/hosts", credentials: {dir: "\($w)/creds"}} + $over' \
+      upstreamTrust: "\($w)/ca1.pem", hosts: "\($w)/hosts", credentials: {dir: "\($w)/creds"}} + $over
+     | with_entries(select(.value != null))' \
     >"$W/$name.json"
   launch_door "$name" "$uid" "$W/$name.json"
 }
@@ -177,6 +190,10 @@ if [ -x "$EGRESS" ]; then
   door requests $((DUID + 2)) "{\"rules\": $BUDGET_RULES, \"budgets\": {\"requests\": 3}}" || exit 1
   door bytes $((DUID + 3)) "{\"rules\": $BUDGET_RULES, \"budgets\": {\"bytes\": 6000}}" || exit 1
   door rate $((DUID + 4)) "{\"rules\": $BUDGET_RULES, \"budgets\": {\"requestsPerSecond\": 1}}" || exit 1
+  # dns: no hosts file, names from the DNS server through the C library's resolver.
+  door dns $((DUID + 5)) '{"rules": [{"host": "api.example.com"}, {"host": "api6.example.com"},
+    {"host": "private.example.com"}, {"host": "mixed.example.com"}, {"host": "nowhere.example.com"}]}' \
+    '{"hosts": null}' || exit 1
 fi
 
 need_door() { [ -x "$EGRESS" ] || skip "the egress door is sharness's own (no $EGRESS; set SHARNESS_EGRESS)"; }
@@ -206,6 +223,29 @@ case_https_allowed() {
   get a https://api6.example.com/ok/six
   assert_eq 200 "$CODE" "an IPv6 upstream"
   assert_eq 1 "$(conns api6)"
+}
+
+case_dns() {
+  need_door
+  get dns https://api.example.com/ok/dns
+  assert_eq 200 "$CODE" "a name from DNS (A)"
+  get dns https://api6.example.com/ok/dns
+  assert_eq 200 "$CODE" "a name from DNS (AAAA)"
+  get dns https://private.example.com/ok
+  assert_eq 403 "$CODE" "a name DNS resolves to 10.99.0.1"
+  assert_eq address "$(log_field dns check)"
+  local before
+  before=$(conns api)
+  get dns https://mixed.example.com/ok
+  assert_eq 403 "$CODE" "one of its addresses is private: the name is refused"
+  assert_contains "$(log_field dns reason)" "10.99.0.1"
+  assert_eq "$before" "$(conns api)" "no connection to its public address either"
+  get dns https://nowhere.example.com/ok
+  assert_eq 403 "$CODE" "no such name"
+  assert_eq address "$(log_field dns check)"
+  assert_contains "$(log_field dns reason)" "no address"
+  # The door read its resolver configuration before confining itself, and is still alive.
+  [ -d "/proc/$(cat "$W/dns.pid")" ] || fail "the door died"
 }
 
 case_http_allowed_and_unlisted_literal() {
@@ -489,6 +529,7 @@ os.execv(sys.argv[1], [sys.argv[1], "door", "--config", sys.argv[2]])' "$EGRESS"
 }
 
 tcase "https: an allowed host and path answer through the door (curl, urllib, IPv6)" case_https_allowed
+tcase "dns: names resolved once through the C library's resolver, every address checked" case_dns
 tcase "http: an allowed plain request answers; an unlisted address literal is refused" case_http_allowed_and_unlisted_literal
 tcase "an unlisted host is refused before any byte reaches it" case_unlisted_host_refused_before_any_byte
 tcase "fronting: an SNI or a Host other than the CONNECT host is refused" case_fronting_refused

@@ -96,6 +96,7 @@ def serve(addr, port, connlog, cert=None, key=None):
 
         def get_request(self):
             conn, peer = self.socket.accept()
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with open(connlog, "a") as f:
                 f.write("connection from %s\n" % (peer[0],))
             if cert:
