@@ -76,12 +76,17 @@ Result<void> listen_in_container(Up& u) {
   return {};
 }
 
-// A throwaway uid for the door, from the runtime config's range, and the CA given to it.
+// A throwaway uid for the door, from the runtime config's range.
 Result<void> claim_uid(Up& u) {
   auto rc = TRY(lifecycle::load_runtime_config(u.o.config.empty() ? lifecycle::kDefaultRuntimeConfig : u.o.config,
                                                !u.o.config.empty()));
   u.uid = TRY(lifecycle::allocate_ephemeral_uid(u.o.root, rc.ephemeral_first, rc.ephemeral_count, u.st.id));
   u.saved.uid = u.uid;
+  return {};
+}
+
+// The CA's directory and key given to the door's uid (it reads them as that uid).
+Result<void> give_ca(const Up& u) {
   Fd ca = TRY(open_file(u.dir + "/" + kCaDir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
   for (const char* f : {kCaCertFile, kCaKeyFile})
     if (::fchownat(ca.get(), f, u.uid, u.uid, AT_SYMLINK_NOFOLLOW) < 0) return sys_error("chown " + u.dir + "/ca/" + f);
@@ -274,6 +279,9 @@ Result<void> start_door(Up& u) {
   return {};
 }
 
+// What down reads: the uid as soon as it is claimed, the processes once they run.
+Result<void> record(const Up& u) { return write_file_atomic(u.dir + "/" + kStateFile, edges::saved_json(u.saved), 0600); }
+
 }  // namespace
 
 Result<int> up(const edges::Opts& o) {
@@ -281,9 +289,11 @@ Result<int> up(const edges::Opts& o) {
   TRYV(open_container(u));
   TRYV(listen_in_container(u));
   TRYV(claim_uid(u));
+  TRYV(record(u));  // from here on `down` (create's undo runs it) releases the uid
+  TRYV(give_ca(u));
   TRYV(open_files(u));
   TRYV(start_door(u));
-  TRYV(write_file_atomic(u.dir + "/" + kStateFile, edges::saved_json(u.saved), 0600));
+  TRYV(record(u));
   return 0;
 }
 

@@ -438,6 +438,28 @@ case_explain_and_map() {
   assert_contains "$CMD_OUT" 'sharness-egress' "map: the hooks"
 }
 
+# A door that cannot start (its upstream trust file is missing) fails create with the door's own
+# words, and leaves nothing: no state, no uid claim, no process. Control: the same with the file there.
+case_door_cannot_start() {
+  known_fail runc crun
+  mark_upstream
+  local b p id
+  b=$(workload ns 'true') || return 1
+  p=$(policy eg "$RULES")
+  under "$p" "$(runtime_config rcbad ".egress.upstreamTrust = \"$CASEDIR/no-such-ca.pem\"")"
+  id=$(newid nostart)
+  create_in "$b" "$id"
+  assert_ne 0 "$RC" "create with a door that cannot start"
+  assert_contains "$ERR" "egress door for $id: exit 1: sharness-egress door:" "create's error, the door's words"
+  assert_contains "$ERR" "no-such-ca.pem" "what the door could not open"
+  assert_nothing_left "$id"
+  assert_eq "" "$(ls "$STATE/.uids" 2>/dev/null)" "uid claims after the failed create"
+  under "$p" "$(runtime_config rc)"
+  id=$(newid nostart-ctl)
+  must_create "$b" "$id" || return 1
+  assert_ok rt delete --force "$id"
+}
+
 # Rootless, the door cannot be started (a throwaway host uid, setns into the container's network
 # namespace): create refuses, naming why, and leaves nothing. Control: the same create as root.
 case_rootless_refused() {
@@ -493,6 +515,7 @@ tcase "budgets: requests, bytes and rate cut off at their limits" case_budgets_c
 tcase "untrusted upstream certificate and wrong host name refused (control: trusted, right name)" case_upstream_certificate_checked
 tcase "killing the door leaves the container with no network" case_killed_door_leaves_no_network
 tcase "policy explain and map show the door" case_explain_and_map
+tcase "a door that cannot start fails create with its words, nothing left (control: it starts)" case_door_cannot_start
 tcase "rootless: create refuses a policy with egress, naming why (control: as root it is created)" case_rootless_refused
 tcase "hello under harsh plus egress: the attempts through the door are held, every attempt held" case_hello_harsh_egress
 finish
