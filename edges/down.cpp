@@ -1,9 +1,6 @@
 // `sharness-edge down`: the supervisor first (no renewal after this), then the proxy, each
 // only if it is still the process `up` recorded; then what `up` registered and claimed.
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/fd.hpp"
@@ -11,7 +8,6 @@
 #include "edges/commands.hpp"
 #include "edges/proxy_state.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
-#include "runtime/linux/proc_info.hpp"
 
 namespace sh::edges {
 
@@ -21,16 +17,7 @@ Result<int> down(const Opts& o) {
   auto text = read_file(path, 1 << 16);
   if (!text) return 0;  // no proxy was started
   Saved s = TRY(saved_from(*text));
-  for (auto [pid, start] : {std::pair{s.supervisor, s.supervisor_start}, {s.pid, s.start_time}}) {
-    if (pid <= 0) continue;
-    Fd pidfd(int(::syscall(SYS_pidfd_open, pid, 0)));
-    auto pst = proc::stat(pid);
-    if (pidfd && pst && pst->start_time == start) {
-      ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
-      struct pollfd p {pidfd.get(), POLLIN, 0};
-      ::poll(&p, 1, 5000);
-    }
-  }
+  stop_saved(s);
   if (!s.server_socket.empty()) {
     struct stat sst {};
     if (::lstat(s.server_socket.c_str(), &sst) == 0 && sst.st_ino == s.server_ino) ::unlink(s.server_socket.c_str());

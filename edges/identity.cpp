@@ -80,13 +80,7 @@ Result<Cert> new_cert(EVP_PKEY* key, const std::string& cn, int64_t backdate, in
 
 Result<Pkey> create_ca_files(const std::string& dir, Cert& cert_out) {
   Pkey key = TRY(new_key());
-  Cert c = TRY(new_cert(key.get(), "sharness CA", 60, kCaSeconds));
-  X509_set_issuer_name(c.get(), X509_get_subject_name(c.get()));
-  TRYV(add_ext(c.get(), c.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0"));
-  TRYV(add_ext(c.get(), c.get(), NID_key_usage, "critical,keyCertSign,cRLSign"));
-  TRYV(add_ext(c.get(), c.get(), NID_subject_key_identifier, "hash"));
-  // Ed25519 signs the message itself: no digest.
-  if (X509_sign(c.get(), key.get(), nullptr) <= 0) return fail("self-sign CA certificate: " + tls::errors());
+  Cert c = TRY(self_signed_ca(key.get(), "sharness CA", kCaSeconds));
   // Key first, then the certificate that makes the pair visible: a crash in between leaves
   // no ca.pem, and the next ensure() starts over.
   TRYV(write_file_atomic(dir + "/" + kCaKey, key_pem(key.get()), 0600));
@@ -117,6 +111,18 @@ Result<void> ensure_dir(const std::string& dir) {
 bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
 }  // namespace
+
+Result<Cert> self_signed_ca(EVP_PKEY* key, const std::string& cn, int64_t seconds) {
+  Cert c = TRY(new_cert(key, cn, 60, seconds));
+  X509_set_issuer_name(c.get(), X509_get_subject_name(c.get()));
+  TRYV(add_ext(c.get(), c.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0"));
+  TRYV(add_ext(c.get(), c.get(), NID_key_usage, "critical,keyCertSign,cRLSign"));
+  TRYV(add_ext(c.get(), c.get(), NID_subject_key_identifier, "hash"));
+  // Ed25519 signs the message itself: no digest; other keys sign SHA-256.
+  const EVP_MD* md = EVP_PKEY_get_id(key) == EVP_PKEY_ED25519 ? nullptr : EVP_sha256();
+  if (X509_sign(c.get(), key, md) <= 0) return fail("self-sign CA certificate: " + tls::errors());
+  return c;
+}
 
 Result<std::string> role_of(X509* cert) { return TRY(parse_spiffe_uri(TRY(uri_san(cert)))).role; }
 

@@ -97,6 +97,11 @@ class Ca {
   friend Result<Leaf> issue_leaf(const Ca&, const LeafRequest&);
 };
 
+// A self-signed CA certificate for `key` (any type OpenSSL signs with): subject CN `cn`,
+// basicConstraints critical CA:TRUE pathlen 0, keyUsage critical keyCertSign|cRLSign, valid
+// from a minute ago for `seconds`. The edges' CA, and the egress door's per-container CA.
+Result<Cert> self_signed_ca(EVP_PKEY* key, const std::string& cn, int64_t seconds);
+
 // A fresh Ed25519 key and a certificate for it signed by `ca`.
 Result<Leaf> issue_leaf(const Ca& ca, const LeafRequest& req);
 

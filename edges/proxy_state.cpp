@@ -1,7 +1,14 @@
 #include "edges/proxy_state.hpp"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/fd.hpp"
 #include "base/file.hpp"
 #include "base/json.hpp"
+#include "runtime/linux/proc_info.hpp"
 
 namespace sh::edges {
 
@@ -37,6 +44,28 @@ Result<Saved> saved_from(const std::string& text) {
   s.server_ino = TRY(TRY(r.need("serverInode")).as_uint());
   if (auto t = r.get("serverTcp")) s.server_tcp = TRY(t->as_string());
   return s;
+}
+
+void record_started(Saved& s, pid_t pid, pid_t supervisor) {
+  s.pid = pid;
+  s.supervisor = supervisor;
+  auto st = proc::stat(pid);
+  s.start_time = st ? st->start_time : 0;
+  auto sst = proc::stat(supervisor);
+  s.supervisor_start = sst ? sst->start_time : 0;
+}
+
+void stop_saved(const Saved& s) {
+  for (auto [pid, start] : {std::pair{s.supervisor, s.supervisor_start}, {s.pid, s.start_time}}) {
+    if (pid <= 0) continue;
+    Fd pidfd(int(::syscall(SYS_pidfd_open, pid, 0)));
+    auto pst = proc::stat(pid);
+    if (pidfd && pst && pst->start_time == start) {
+      ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
+      struct pollfd p {pidfd.get(), POLLIN, 0};
+      ::poll(&p, 1, 5000);
+    }
+  }
 }
 
 }  // namespace sh::edges

@@ -1,4 +1,4 @@
-// What the hooks read and write: the OCI state on stdin, and <root>/<id>/edge.json, the record
+// What the hooks read and write (the egress door's too, egress/up.cpp): the OCI state on stdin, and <root>/<id>/edge.json, the record
 // `up` leaves for `down` (which processes to stop, which registrations to remove, which uid).
 #pragma once
 #include <sys/types.h>
@@ -32,5 +32,10 @@ struct Saved {
 };
 std::string saved_json(const Saved& s);
 Result<Saved> saved_from(const std::string& text);
+// Record the process `up` started and its supervisor, with their start times (what stop_saved checks).
+void record_started(Saved& s, pid_t pid, pid_t supervisor);
+// SIGKILL the supervisor, then the process it watches, each only while it is still the process
+// recorded (a pidfd, and the start time: never a recycled pid), waiting up to 5 s for each.
+void stop_saved(const Saved& s);
 
 }  // namespace sh::edges

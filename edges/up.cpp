@@ -30,7 +30,6 @@
 #include "oci/config.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
-#include "runtime/linux/proc_info.hpp"
 #include "spec-mapping/extension.hpp"
 
 namespace sh::edges {
@@ -282,12 +281,7 @@ Result<void> start_proxy(Up& u) {
     (void)lifecycle::release_ephemeral_uid(u.o.root, u.uid, u.st.id);
     return fail("edge proxy for " + u.st.id + ": " + msg);
   }
-  u.saved.pid = pid_t(std::stol(msg.substr(3)));
-  auto cst = proc::stat(u.saved.pid);
-  u.saved.start_time = cst ? cst->start_time : 0;
-  u.saved.supervisor = sup;
-  auto sst = proc::stat(sup);
-  u.saved.supervisor_start = sst ? sst->start_time : 0;
+  record_started(u.saved, pid_t(std::stol(msg.substr(3))), sup);
   return {};
 }
 

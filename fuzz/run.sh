@@ -3,7 +3,7 @@
 # fuzz targets, each from its seed corpus fuzz/corpus/<target>/, for a bounded time.
 #   --each S   every target runs S seconds (make fuzz: 60)
 #   --total S  S seconds shared by all targets (make fuzz-short: 60)
-# Targets: config policy state cli (default: all). The working corpus (what the fuzzer found
+# Targets: config policy state cli egress_http (default: all). The working corpus (what the fuzzer found
 # interesting) lives in $FUZZ_BUILD/corpus/<target>, not in the tree. A crash, leak, UB report or
 # timeout (10 s for one input) is copied to fuzz/regressions/<target>/ and the run exits 1.
 # First, every file already in fuzz/regressions/<target>/ is replayed and reported: a file there
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(config policy state cli)
+[ ${#targets[@]} -gt 0 ] || targets=(config policy state cli egress_http)
 if [ -n "$total" ]; then each=$(( total / ${#targets[@]} )); [ "$each" -ge 1 ] || each=1; fi
 
 engine_line=$("$here/build.sh" "$build" | tail -1) || { echo "fuzz: build failed" >&2; exit 1; }

@@ -328,7 +328,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
     std::erase_if(c.process->env, [](const std::string& e) { return e.starts_with("SHARNESS_KMS_SOCKET="); });
     c.process->env.push_back(kms_socket_env());
   }
-  if (p.egress) {  // the door itself is the sidecar's, refused at create until it exists (egress_map.hpp)
+  if (p.egress) {  // the door itself is the egress sidecar's (egress/plan.hpp)
     ext.egress = p.egress;
     apply_egress_env(*p.egress, *c.process);
   }

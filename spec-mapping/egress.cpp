@@ -8,6 +8,10 @@
 
 namespace sh::policy {
 
+bool within_prefix(const std::string& prefix, const std::string& path) {
+  return path == prefix || (path.starts_with(prefix) && path[prefix.size()] == '/');
+}
+
 const char* inject_name(Inject i) {
   static constexpr const char* names[] = {"bearer", "basic", "header"};  // in the enum's order
   return names[static_cast<int>(i)];
@@ -21,11 +25,6 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
-}
-
-// Segments, not characters: "/repos/acme" holds "/repos/acme/x", never "/repos/acme-evil".
-bool within_prefix(const std::string& prefix, const std::string& path) {
-  return path == prefix || (path.starts_with(prefix) && path[prefix.size()] == '/');
 }
 
 // Listing every method is not listing any: one model for both, so that equality is exact.

@@ -1,7 +1,7 @@
-// A policy's `egress` section (docs/egress.md): the hosts the egress door (sharness-egress,
-// not built yet) may reach for the container, what it may send there, the credentials it adds, and
-// the budgets. The pure half: parse, intersect, write, describe. egress_map.hpp says what it
-// becomes in config.json; the door itself is not built yet, so create refuses the section.
+// A policy's `egress` section (docs/egress.md): the hosts the egress door (sharness-egress) may
+// reach for the container, what it may send there, the credentials it adds, and the budgets. The
+// pure half: parse, intersect, write, describe. egress_map.hpp says what it becomes in
+// config.json; the door and its sidecar are the egress wing's (egress/).
 //
 //   "egress": {
 //     "rules": [{"host": "api.github.com", "port": 443, "methods": ["GET", "POST"],
@@ -57,6 +57,10 @@ struct EgressPolicy {
 // The methods a rule may name; CONNECT (a tunnel the door cannot see into) and TRACE (it
 // echoes the request, injected credential included) are refused.
 inline const std::vector<std::string> kMethods = {"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"};
+
+// Segments, not characters: "/repos/acme" holds "/repos/acme" and "/repos/acme/x", never
+// "/repos/acme-evil" (the door matches a request's decoded, normalised path this way).
+bool within_prefix(const std::string& prefix, const std::string& path);
 
 // Strict: every bad value is an error naming its JSON path. Two rules that can match one
 // request may not carry different credentials (the door could not tell which to add).

@@ -22,9 +22,4 @@ void apply_egress_env(const EgressPolicy& e, oci::Process& proc) {
   proc.env.insert(proc.env.end(), add.begin(), add.end());
 }
 
-Result<void> require_door(const std::optional<EgressPolicy>& e) {
-  if (e) return fail(kEgressDoorMissing);
-  return {};
-}
-
 }  // namespace sh::policy

@@ -64,8 +64,8 @@ struct Extension {
   // per-container hooks, mounts and KMS config (kms/host/plan), also for a config that
   // `policy apply` wrote.
   std::optional<SecretsPolicy> secrets;
-  // The egress door's rules (the policy's section as it stands): create refuses it until the
-  // door exists (egress_map.hpp), also for a config that `policy apply` wrote.
+  // The egress door's rules (the policy's section as it stands): create's egress sidecar starts
+  // the door with them (egress/provision.hpp), also for a config that `policy apply` wrote.
   std::optional<EgressPolicy> egress;
   // "hooksFromConfig": false (the policy's hooks.fromConfig): config.json's own hooks are refused.
   bool hooks_from_config = true;

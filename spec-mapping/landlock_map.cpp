@@ -51,6 +51,10 @@ std::optional<oci::LandlockConfig> landlock_block(const Policy& p) {
   if (p.files) {
     c.handled_fs = all_fs_rights();
     for (const auto& r : *p.files) c.path_beneath.push_back(oci::LandlockPathRule{r.access, {r.path}});
+    // The egress door's CA, which its sidecar binds there: every TLS client through the door reads it.
+    if (p.egress)
+      c.path_beneath.push_back(oci::LandlockPathRule{bit(LandlockKind::fs, "read_file") | bit(LandlockKind::fs, "read_dir"),
+                                                     {kEgressTrustDir}});
   }
   if (p.exec) {
     const uint64_t execute = bit(LandlockKind::fs, "execute"), read = bit(LandlockKind::fs, "read_file");

@@ -7,7 +7,6 @@
 
 #include "base/file.hpp"
 #include "spec-mapping/diff.hpp"
-#include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/map.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
@@ -73,10 +72,6 @@ Result<int> explain(const Parsed& p) {
   out("policy " + pol.id + " (hash " + pol.hash + ")" + (pol.best_effort ? ", best effort" : "") + "\n");
   auto bounds = policy::explain(pol, host::probe());
   for (const auto& b : bounds) out("  " + policy::format_bound(b) + "\n");
-  if (auto r = policy::require_door(pol.egress); !r) {  // what create says, bestEffort or not
-    std::fprintf(stderr, "policy %s: %s\n", pol.id.c_str(), r.error().what().c_str());
-    return 1;
-  }
   if (auto r = policy::require_available(bounds, pol.best_effort); !r) {
     std::fprintf(stderr, "%s\n", r.error().what().c_str());
     return 1;

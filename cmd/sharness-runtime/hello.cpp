@@ -27,6 +27,7 @@
 #include "hooks/hooks.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/exec_allowlist.hpp"
+#include "spec-mapping/landlock_map.hpp"
 #include "spec-mapping/landlock_standin.hpp"
 #include "spec-mapping/syscall_groups.hpp"
 #include "runtime/linux/host_facts.hpp"
@@ -121,8 +122,9 @@ Result<Facts> facts_of(const policy::Policy& p) {
   f.exec_allowlist = p.exec.has_value();
   if (f.exec_allowlist) f.tmp_noexec = true;  // every writable mount is noexec
   f.ports = p.ports.has_value();
-  if (p.ports) f.connect_ports = p.ports->connect;
+  if (p.ports) f.connect_ports = policy::ports_with_edges(p).connect;  // the edges' and the egress door's too
   f.scope_signal = p.scope && std::ranges::find(*p.scope, "signal") != p.scope->end();
+  f.egress = p.egress.has_value();
   return f;
 }
 
@@ -192,7 +194,7 @@ std::string main_script(const Facts& f) {
   s += "t unshare unshare -m -n true\n";
   s += "t setns nsenter -t 1 -m true\n";
   s += "t kill-host kill -9 \"$HOST_PID\"\n";
-  return s;
+  return s + egress_script(f);
 }
 
 std::string fork_script(const Facts& f) {
@@ -338,6 +340,8 @@ Row net_row(const Facts& f, std::string attempt, const Record* r, const RunResul
     row.stopped_by = join({f.seccomp_denies("socket") ? "seccomp: socket() not allowed"
                                                       : "socket() refused (EPERM)",
                            netns});
+  else if (has(row.detail, "Permission denied") && f.landlock_tcp())
+    row.stopped_by = join({"Landlock: connect only to listed ports (EACCES)", netns});
   else if (has(row.detail, "Network is unreachable"))
     row.stopped_by = "network namespace: only lo, down (ENETUNREACH)";
   else if (has(row.detail, "Connection refused"))
@@ -451,6 +455,7 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
     port.stopped_by = has(port.detail, "Permission denied") ? ll + " (EACCES)" : join({port.stopped_by, "behind it: " + ll});
   }
   rows.push_back(std::move(port));
+  add_egress_rows(f, recs, rows);
 
   rows.push_back(write_row(f, "write to / (create /hostile)", rec("write-root"), main_run, false));
   rows.push_back(write_row(f, "write to /etc (create /etc/hostile)", rec("write-etc"), main_run, false));

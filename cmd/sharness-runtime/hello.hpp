@@ -70,6 +70,7 @@ struct Facts {
   bool ports = false;                            // Landlock TCP rules
   std::vector<uint16_t> connect_ports;           // the ports listed for connect
   bool scope_signal = false;                     // Landlock signal scope
+  bool egress = false;                           // an egress door (hello_egress.cpp)
   // The kernel's, from facts_of(p, host) (without a host: one that has everything). A row
   // names Landlock only where this ABI enforces it, and a stand-in where another bound holds.
   int landlock_abi = 7;
@@ -102,6 +103,10 @@ int fork_attempts(const Facts& f);       // how many children the fork attempt s
 std::string main_script(const Facts& f);
 std::string fork_script(const Facts& f);
 std::string clock_script();
+// The attempts through the egress door (part of the main script when the policy has one), and
+// their rows (hello_egress.cpp).
+std::string egress_script(const Facts& f);
+void add_egress_rows(const Facts& f, const std::vector<Record>& recs, std::vector<Row>& rows);
 
 // Rows, in the table's order: the attempts made in `main_run` (one container), the fork
 // attempt (its own container), the wall-clock attempt (its own container, limit

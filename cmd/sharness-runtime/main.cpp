@@ -10,6 +10,7 @@
 
 #include "base/log.hpp"
 #include "edges/provision.hpp"
+#include "egress/provision.hpp"
 #include "kms/host/provision.hpp"
 #include "runtime/cli/args.hpp"
 #include "cmd/sharness-runtime/commands.hpp"
@@ -19,8 +20,8 @@
 namespace {
 
 // What a policy may start beside a container, in the order create provisions them (the KMS's
-// client certificate is the container's identity, which the edges make).
-constexpr const sh::lifecycle::Sidecar* kSidecars[] = {&sh::edges::sidecar, &sh::kms::sidecar};
+// client certificate is the container's identity, which the edges make; the egress door last).
+constexpr const sh::lifecycle::Sidecar* kSidecars[] = {&sh::edges::sidecar, &sh::kms::sidecar, &sh::egress::sidecar};
 
 void print_version() {
   const struct scmp_version* v = seccomp_version();

@@ -659,33 +659,6 @@ case_explain_harsh() {
   done
 }
 
-# ---------------------------------------------------------------------------------------------
-# Egress (docs/egress.md): until the door exists, a policy with egress rules never runs as if
-# they were enforced. Its control is the same policy without the section, which runs.
-
-case_egress_refused_until_the_door() {
-  known_fail runc crun
-  local ctl f b id door="egress rules need the egress door (sharness-egress), not built yet"
-  ctl=$(derive harsh-lo '.network = "loopback"') || return 1
-  f=$(derive harsh-egress '.network = "loopback" | .bestEffort = true
-        | .egress = {"rules": [{"host": "api.github.com", "credential": {"vault": "github", "inject": "bearer", "env": "GITHUB_TOKEN"}}]}') || return 1
-  b=$(new_bundle b sh -c 'echo "$SHARNESS_POLICY_ID"') || return 1
-  with_policy "$ctl"
-  run_in "$b"
-  assert_run_ok "control: harsh with lo up runs" || return 1
-  assert_line "$OUT" '^harsh-lo$' || return 1
-  assert_fail rt policy explain "$f"
-  assert_contains "$CMD_OUT" "[MISSING] egress door: the only way out, to 1 rule(s): api.github.com:443" "explain's line"
-  assert_contains "$CMD_OUT" "policy harsh-egress: $door" "explain's refusal (best effort too)"
-  id=$(newid egress)
-  with_policy "$f"
-  create_in "$b" "$id"
-  [ "$RC" != 0 ] || fail "create under an egress policy succeeded with no door"
-  assert_contains "$ERR" "policy harsh-egress: $door" "create's error"
-  assert_nothing_left "$id"
-  assert_eq "" "$(uid_claims)" "uid claims left after the refused create"
-}
-
 tcase "devices: only the policy's devices exist (harsh: null, zero, urandom)" case_devices_exact
 tcase "memory: a 400 MiB allocation under harsh fails (RLIMIT_AS 128 MiB)" case_memory_harsh
 tcase "memory: with RLIMIT_AS 1 GiB the memory cgroup (128 MiB) alone OOM-kills it" case_memory_cgroup_alone
@@ -773,7 +746,6 @@ case_install_pins_the_host() {
 tcase "bad policies: policy check refuses each, naming the file and the JSON path" case_bad_policy_check
 tcase "bad policies: create --policy BAD fails and leaves nothing" case_bad_policy_create
 tcase "policy explain harsh: one line per bound, each a Boundary" case_explain_harsh
-tcase "egress: explain and create refuse a policy with egress rules until the door exists" case_egress_refused_until_the_door
 tcase "install-policies.sh (make install): the installed harsh pins the host's busybox, the source kept" case_install_pins_the_host
 tcase "hello under a stale pin: no verdict, the runtime's error and policy pin; refreshed: 20 of 20 held" case_hello_stale_pin
 finish

@@ -38,7 +38,6 @@
 #include "runtime/lifecycle/denial_reader.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
-#include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/extension.hpp"
 #include "runtime/lifecycle/sync.hpp"
@@ -240,7 +239,6 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
       return fail("config.json carries a \"sharness\" block (policy " + ext.policy_id +
                   " applied by `policy apply`) and create selected policy " + p->id +
                   ": give every policy to `policy apply --policy`, applied to the original config");
-    TRYC("policy " + ext.policy_id, policy::require_door(ext.egress));
     TRYC("policy " + ext.policy_id, policy::require_available(ext.bounds, ext.best_effort));
     fixed = {true, true};  // `policy apply` wrote the user: exec is held to it
     TRYV(policy::refuse_config_hooks(ext, c.hooks));  // hooks added to the config after `policy apply`
@@ -251,7 +249,6 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
   TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
   for (const auto& b : ext.bounds)
     if (b.note == policy::kConfigHeld) log::warn("policy " + p->id + ": " + b.mechanism);
-  TRYC("policy " + p->id, policy::require_door(ext.egress));
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
   c.sharness_json = policy::extension_to_json(ext);
   return std::optional<policy::Extension>(std::move(ext));

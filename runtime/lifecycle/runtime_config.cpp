@@ -51,7 +51,7 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
   TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges",
-                               "seccompCache", "clientPolicies", "trustBundleClaims"}));
+                               "seccompCache", "clientPolicies", "trustBundleClaims", "egress"}));
   RuntimeConfig rc;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
@@ -75,6 +75,16 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   if (auto e = root.get("edges")) {
     TRYV(e->only_keys({"leafSeconds"}));
     if (auto l = e->get("leafSeconds")) rc.leaf_seconds = TRY(l->as_int_in(10, 30 * 24 * 3600));
+  }
+  if (auto e = root.get("egress")) {
+    TRYV(e->only_keys({"upstreamTrust", "hosts", "allowAddresses", "credentialsDir"}));
+    TRYV(e->opt("upstreamTrust", rc.egress_upstream_trust));
+    TRYV(e->opt("hosts", rc.egress_hosts));
+    TRYV(e->opt("allowAddresses", rc.egress_allow_addresses));
+    TRYV(e->opt("credentialsDir", rc.egress_credentials_dir));
+    for (auto [key, v] : {std::pair{"upstreamTrust", &rc.egress_upstream_trust}, {"hosts", &rc.egress_hosts},
+                          {"credentialsDir", &rc.egress_credentials_dir}})
+      if (!v->empty() && (*v)[0] != '/') return fail(origin + ": egress." + key + ": must be an absolute path");
   }
   if (auto cp = root.get("clientPolicies")) rc.client_policies = TRY(parse_client_policies(*cp));
   if (auto u = root.get("ephemeralUids")) {

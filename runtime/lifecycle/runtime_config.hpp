@@ -1,7 +1,7 @@
 // The operator's runtime configuration (/etc/sharness/runtime.json, or --config):
 //   {"policyDirs": ["/etc/sharness/policies"], "defaultPolicy": "baseline",
 //    "ephemeralUids": {"first": 2000000000, "count": 65536}, "caDir": "/etc/sharness/ca",
-//    "edges": {"leafSeconds": 86400},
+//    "edges": {"leafSeconds": 86400}, "egress": {"upstreamTrust": "/etc/ssl/certs/ca-certificates.crt"},
 //    "clientPolicies": {"db": {"mayAdd": ["role", "accepts", "secrets"]}, "strict": {}}}
 // and the choice of a container's policy at create: the operator's floor (--policy, or
 // defaultPolicy) intersected with the policy a client names in the annotation
@@ -38,6 +38,13 @@ struct RuntimeConfig {
   std::string kms_vault = "/etc/sharness/kms/vault";  // sealed by `sharness-runtime kms seal`
   std::string kms_kek = "/etc/sharness/kms/kek";      // root only
   std::string kms_cgroup_parent = "/sharness-kms";
+  // "egress": what every egress door on this host is given (docs/egress.md "The sidecar"):
+  // "upstreamTrust" (PEM bundle upstreams must chain to; "": the host's), "hosts" (a static
+  // /etc/hosts-syntax file used instead of DNS; "": DNS), "allowAddresses" (special addresses
+  // names may resolve into: an internal service), "credentialsDir" (one file per vault entry,
+  // for a host without the KMS's credentials; "": none). Files the door's own uid must read.
+  std::string egress_upstream_trust, egress_hosts, egress_credentials_dir;
+  std::vector<std::string> egress_allow_addresses;
   // "seccompCache": false turns off the compiled-filter cache (runtime/linux/seccomp_cache.hpp).
   bool seccomp_cache = true;
   // "clientPolicies": the installed policies a client may name, each with the grant sections it

@@ -1,19 +1,14 @@
 // The policy's `egress` section (docs/egress.md): parsed strictly with JSON paths in errors,
-// written back to the same model and hash, mapped (network, env, the sharness block), explained,
-// and refused by create until the door exists.
+// written back to the same model and hash, mapped (network, env, the sharness block), explained
+// as held by the door (the door's own side: tests/unit/test_egress_plan.cpp).
 #define BOOST_TEST_MODULE policy_egress
 #include <boost/test/unit_test.hpp>
 
-#include <filesystem>
-#include <fstream>
-
-#include "runtime/lifecycle/container.hpp"
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/map.hpp"
-#include "temp_dir.hpp"
 
 using namespace sh;
 using namespace sh::policy;
@@ -221,63 +216,21 @@ BOOST_AUTO_TEST_CASE(maps_to_lo_only_and_the_door_env) {
   BOOST_REQUIRE_MESSAGE(map, (map ? "" : map.error().what()));
   BOOST_TEST(map->find("\"egress\":{\"rules\":") != std::string::npos);
   BOOST_TEST(map->find("HTTPS_PROXY=http://127.0.0.1:3128") != std::string::npos);
-  BOOST_TEST(map->find("not built yet") != std::string::npos);
+  BOOST_TEST(map->find("not built yet") == std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(explained_and_never_available) {
-  auto p = must(kGithub, R"(, "bestEffort": true)");
+BOOST_AUTO_TEST_CASE(explained_as_held_by_the_door) {
+  auto p = must(kGithub);
   auto bounds = explain(p, HostProbe{});
   auto it = std::ranges::find_if(bounds, [](const Bound& b) { return b.mechanism.starts_with("egress door"); });
   BOOST_REQUIRE(it != bounds.end());
-  BOOST_TEST(!it->available);
-  BOOST_TEST(it->note == kEgressDoorMissing);
+  BOOST_TEST(it->available);
+  BOOST_TEST(it->applied_by == kEgressDoor);
   BOOST_TEST(it->mechanism.find("api.github.com:443 GET,POST /repos/acme /user (credential github as bearer, "
                                 "placeholder GITHUB_TOKEN=sharness:github)") != std::string::npos, it->mechanism);
   BOOST_TEST(it->mechanism.find("[10.0.0.5]") == std::string::npos);
   BOOST_TEST(it->mechanism.find("budget 1000 requests, 64 MiB, 10 requests/s") != std::string::npos, it->mechanism);
-  BOOST_TEST(format_bound(*it).starts_with("[MISSING] egress door"));
-  // bestEffort cannot wave it through: require_available would, require_door does not.
-  BOOST_TEST(require_available(bounds, true).has_value());
-  auto r = require_door(p.egress);
-  BOOST_REQUIRE(!r);
-  BOOST_TEST(r.error().what() == kEgressDoorMissing);
-  BOOST_TEST(require_door(std::nullopt).has_value());
+  BOOST_TEST(format_bound(*it).starts_with("[ok]      egress door"));
   auto none = explain(*parse_policy(R"({"id": "n", "version": 1})"), HostProbe{});
   BOOST_TEST(std::ranges::none_of(none, [](const Bound& b) { return b.mechanism.starts_with("egress"); }));
-}
-
-// create itself, before anything is made: the refusal is the first thing a user sees, with
-// best effort too, and no state is left. (Without it, create would go on to refuse the
-// config's terminal, which has no console: this test fails if the door check goes.)
-BOOST_AUTO_TEST_CASE(create_refuses_until_the_door_exists) {
-  test::TempDir tmp("sharness-egress");
-  std::filesystem::create_directories(tmp / "bundle/rootfs");
-  std::ofstream(tmp / "bundle/config.json")
-      << R"({"ociVersion": "1.0.2", "process": {"terminal": true, "cwd": "/", "args": ["/bin/true"],
-             "user": {"uid": 0, "gid": 0}}, "root": {"path": "rootfs"}, "linux": {"namespaces": [{"type": "mount"}]}})";
-  std::ofstream(tmp / "policy.json") << doc(kGithub, R"(, "bestEffort": true)");
-  std::ofstream(tmp / "runtime.json") << "{}";
-  lifecycle::Globals g;
-  g.root = tmp / "state";
-  g.policy = tmp / "policy.json";
-  g.config_path = tmp / "runtime.json";
-  lifecycle::CreateOptions o;
-  o.id = "egress1";
-  o.bundle = tmp / "bundle";
-  auto r = lifecycle::create(g, o);
-  BOOST_REQUIRE(!r);
-  BOOST_TEST(r.error().what() == std::string("policy e: ") + kEgressDoorMissing);
-  BOOST_TEST(!std::filesystem::exists(tmp / "state/egress1"));
-  // The same from a config `policy apply` wrote (its "sharness" block carries the section).
-  std::ifstream in(tmp / "bundle/config.json");
-  std::string config((std::istreambuf_iterator<char>(in)), {});
-  auto applied = merged_config_json(must(kGithub, R"(, "bestEffort": true)"), config, "config.json", false, HostProbe{});
-  BOOST_REQUIRE_MESSAGE(applied, (applied ? "" : applied.error().what()));
-  std::ofstream(tmp / "bundle/config.json") << *applied;
-  std::ofstream(tmp / "runtime.json") << R"({"trustBundleClaims": true})";
-  g.policy.clear();
-  r = lifecycle::create(g, o);
-  BOOST_REQUIRE(!r);
-  BOOST_TEST(r.error().what() == std::string("policy e: ") + kEgressDoorMissing);
-  BOOST_TEST(!std::filesystem::exists(tmp / "state/egress1"));
 }

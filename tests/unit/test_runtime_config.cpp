@@ -1,4 +1,4 @@
-// The runtime config's "kms" keys, "edges" keys and "clientPolicies":
+// The runtime config's "kms" keys, "edges" keys, "egress" keys and "clientPolicies":
 // defaults, checked values, strict keys; and select_policy, the choice of a container's policy.
 #define BOOST_TEST_MODULE runtime_config
 #include <boost/test/unit_test.hpp>
@@ -31,6 +31,23 @@ BOOST_AUTO_TEST_CASE(kms_defaults_and_keys) {
   BOOST_TEST(rc->kms_vault == "/srv/v");
   BOOST_TEST(rc->kms_kek == "/root/k");
   BOOST_TEST(rc->kms_cgroup_parent == "/t/kms");
+}
+
+BOOST_AUTO_TEST_CASE(egress_defaults_and_keys) {
+  auto d = parse_runtime_config("{}", "runtime.json");
+  BOOST_REQUIRE(d);
+  BOOST_TEST(d->egress_upstream_trust.empty());
+  BOOST_TEST(d->egress_hosts.empty());
+  BOOST_TEST(d->egress_allow_addresses.empty());
+  auto rc = parse_runtime_config(R"({"egress": {"upstreamTrust": "/t/ca.pem", "hosts": "/t/hosts",
+                                     "allowAddresses": ["10.0.0.0/8"], "credentialsDir": "/t/creds"}})", "runtime.json");
+  BOOST_REQUIRE_MESSAGE(rc, (rc ? "" : rc.error().what()));
+  BOOST_TEST(rc->egress_upstream_trust == "/t/ca.pem");
+  BOOST_TEST(rc->egress_hosts == "/t/hosts");
+  BOOST_TEST(rc->egress_allow_addresses == std::vector<std::string>{"10.0.0.0/8"});
+  BOOST_TEST(rc->egress_credentials_dir == "/t/creds");
+  BOOST_TEST(error_of(R"({"egress": {"hosts": "hosts"}})") == "runtime.json: egress.hosts: must be an absolute path");
+  BOOST_TEST(error_of(R"({"egress": {"trust": "/x"}})").find("egress.trust") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(kms_bad_input_names_the_key) {

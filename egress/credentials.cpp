@@ -1,0 +1,53 @@
+#include "egress/credentials.hpp"
+
+#include <openssl/crypto.h>
+
+#include "base/file.hpp"
+#include "spec-mapping/secrets.hpp"
+
+namespace sh::egress {
+namespace {
+
+// PATH/<vault>: the file's bytes, one trailing newline dropped (what `echo` writes).
+class DirSource : public CredentialSource {
+ public:
+  explicit DirSource(std::string dir) : dir_(std::move(dir)) {}
+  Result<std::string> fetch(const std::string& vault) override {
+    if (!policy::valid_secrets_name(vault) || vault == "." || vault == "..")
+      return fail("credential \"" + vault + "\": not a vault name");
+    Fd dir = TRY(open_file(dir_, O_RDONLY | O_DIRECTORY));
+    std::string v = TRYC("credential " + vault, read_file_at(dir.get(), vault, 64 * 1024));
+    if (v.ends_with('\n')) v.pop_back();
+    if (auto ok = check_value(vault, v); !ok) {
+      OPENSSL_cleanse(v.data(), v.size());
+      return fail(ok.error());
+    }
+    return v;
+  }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace
+
+Result<void> check_value(const std::string& vault, const std::string& value) {
+  if (value.empty()) return fail("credential " + vault + ": empty");
+  for (char c : value)
+    if (c == '\r' || c == '\n' || c == '\0' || (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+      return fail("credential " + vault + ": a control character (it goes into a header as it is)");
+  return {};
+}
+
+Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v) {
+  TRYV(v.expect_object());
+  TRYV(v.only_keys({"dir"}));
+  if (auto d = v.get("dir")) {
+    std::string dir = TRY(d->as_string());
+    if (dir.empty() || dir[0] != '/') return fail(d->path() + ": an absolute path");
+    return std::unique_ptr<CredentialSource>(new DirSource(dir));
+  }
+  return fail(v.path() + ": name a source (\"dir\")");
+}
+
+}  // namespace sh::egress
