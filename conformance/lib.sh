@@ -523,7 +523,10 @@ tcase() {
   wait -n -p done_pid "$cpid" "$wd"
   rc=$?
   if [ "$done_pid" = "$cpid" ]; then
-    kill "$wd" 2>/dev/null; wait "$wd" 2>/dev/null
+    # SIGKILL: a SIGTERM that reaches the watchdog before it has exec'd sleep (a case that ends at
+    # once: a skip) runs the suite's TERM trap there, and so its EXIT trap, which tore down the
+    # suite's temp dir and daemons under the next cases.
+    kill -KILL "$wd" 2>/dev/null; wait "$wd" 2>/dev/null
   else
     kill -KILL "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     echo "FAIL: case timed out after ${CASE_TIMEOUT}s" >>"$CASEDIR/log"
@@ -551,7 +554,8 @@ tcase() {
     echo "not ok - $name"
   fi
   if [ "$rc" != 0 ] || [ "${SHARNESS_VERBOSE:-0}" = 1 ]; then
-    # A case dir gone under the suite was removed from outside (seen twice with other work on the machine).
+    # A case dir gone under the suite was removed from outside (or by the suite's own EXIT trap run in the
+    # watchdog before it exec'd sleep, as it was until the watchdog got SIGKILL).
     [ -e "$CASEDIR" ] || echo "#   the case dir $CASEDIR was removed while the case ran (by something outside this suite)"
     sed 's/^/#   /' "$CASEDIR/log" 2>/dev/null
   fi
