@@ -153,6 +153,22 @@ cfg() {
   mv "$b/config.json.new" "$b/config.json"
 }
 
+# installed_policies: the directory of the shipped policies as `make install` puts them on this
+# host (scripts/install-policies.sh: exec pins refreshed from this host's files, so harsh pins the
+# /bin/busybox every bundle holds, whatever its build: Debian 13's in the trixie guest), installed
+# once into $TMP/policies. The source tree's policies/ when the runtime under test is not ours
+# (no `policy pin`) or the install failed (said on stderr).
+installed_policies() {
+  local d=$TMP/policies
+  if [ "$OURS" = 1 ] && { [ -d "$d" ] || timeout -k 5 "$RT_TIMEOUT" "$SHARNESS_SOURCE_DIR/scripts/install-policies.sh" \
+    "$RUNTIME" "$SHARNESS_SOURCE_DIR/policies" "$d" >/dev/null; }; then
+    echo "$d"
+    return 0
+  fi
+  [ "$OURS" = 1 ] && echo "# install-policies.sh failed: the shipped policies are used" >&2
+  echo "$SHARNESS_SOURCE_DIR/policies"
+}
+
 # set_args BUNDLE ARGS...: replace process.args.
 set_args() {
   local b=$1 a j=""

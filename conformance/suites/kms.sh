@@ -638,7 +638,7 @@ case_hello_shows_the_kms() {
   local pol
   pol=$CASEDIR/harsh-kms.json
   jq '.id = "harsh-kms" | .role = "app" | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
-    "$SHARNESS_SOURCE_DIR/policies/harsh.json" >"$pol"
+    "$(installed_policies)/harsh.json" >"$pol"
   _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$pol"
   assert_eq 0 "$CMD_RC" "hello under harsh-kms: $CMD_OUT"
   assert_contains "$CMD_OUT" "KMS: a sharness-kms sidecar per container (policy harsh-kms"

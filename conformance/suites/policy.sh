@@ -16,8 +16,9 @@
 # with a control that does), so none of them passes there by accident.
 . "$(dirname "$0")/../lib.sh"
 
-HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
-BASELINE=$SHARNESS_SOURCE_DIR/policies/baseline.json
+# as installed on this host: harsh's exec pin is this host's busybox, the one every bundle holds
+HARSH=$(installed_policies)/harsh.json
+BASELINE=$(installed_policies)/baseline.json
 MiB=1048576
 RT_BASE=("${RT_EXTRA[@]}")
 
