@@ -54,8 +54,7 @@ PRE_RUN_CONTAINERD=$([ -d /run/containerd ] && echo 1 || echo 0)
 PRE_SHIM_SOCK_DIR=$([ -d "$SHIM_SOCK_DIR" ] && echo 1 || echo 0)
 mkdir -p "$CTD" "$RUNC_ROOT"
 CTD_CGD=cgroupfs
-[ -d /run/systemd/system ] && [ "$(cat /proc/1/comm)" = systemd ] &&
-  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && CTD_CGD=systemd
+systemd_v2_host && CTD_CGD=systemd
 CTD_CGD=${SHARNESS_CONTAINERD_CGROUP_DRIVER:-$CTD_CGD}
 CTD_SLICE=sharness_ctr_$$.slice  # the containers' slice under systemd (no '-': no parent slice implied)
 echo "# $(containerd --version), cgroup driver $CTD_CGD"
@@ -452,7 +451,7 @@ case_task_delete_container_rm() {
 # the shim calls the runtime with --systemd-cgroup, the runtime makes the scope through systemd.
 case_systemd_scope() {
   [ "$CTD_CGD" = systemd ] || skip "cgroup driver $CTD_CGD: systemd is not PID 1 on pure cgroup v2 here"
-  local id=sd-$CASENUM unit show pid
+  local id=sd-$CASENUM unit pid
   gone_at_exit "$id"
   ctr_run "$id" -d --memory-limit 67108864 "$IMAGE" "$id" sleep 100000
   assert_rc 0 "run -d under the systemd driver"
@@ -460,17 +459,12 @@ case_systemd_scope() {
   wait_task_status "$id" RUNNING
   unit=sharness-$id.scope
   pid=$(task_pid "$id")
-  show=$(systemctl show "$unit" -p ActiveState -p Slice -p ControlGroup -p MemoryMax -p Delegate -p Description)
-  echo "$show"
-  assert_line "$show" '^ActiveState=active$' "the scope unit $unit"
-  assert_line "$show" "^Slice=$CTD_SLICE\$" "its slice"
-  assert_line "$show" "^ControlGroup=/$CTD_SLICE/$unit\$" "its cgroup"
-  assert_line "$show" '^MemoryMax=67108864$' "--memory-limit as MemoryMax"
-  assert_line "$show" '^Delegate=yes$' "delegated"
-  [ "$OURS" = 0 ] || assert_line "$show" "^Description=sharness container $id\$" "made by the runtime under test"
-  assert_eq "0::/$CTD_SLICE/$unit" "$(cat "/proc/$pid/cgroup")" "the task's process, seen from the host"
-  # (ctr's spec has no cgroup namespace: the container's own cgroup is its path in the hierarchy)
-  task_exec m1 "$id" sh -c 'cat "/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/memory.max"'
+  assert_scope "$unit" "$CTD_SLICE" "$pid" "$id" MemoryMax=67108864
+  assert_eq 67108864 "$(cat "/sys/fs/cgroup/$CTD_SLICE/$unit/memory.max")" "the scope's memory.max on the host"
+  # ctr's spec has no cgroup namespace: /sys/fs/cgroup inside is a bind of the container's own
+  # cgroup (as runc makes it)
+  task_exec m1 "$id" sh -c 'cat /sys/fs/cgroup/memory.max ||
+    { cat /proc/self/cgroup; ls /sys/fs/cgroup | head -5; grep cgroup /proc/self/mountinfo; }'
   assert_eq 67108864 "$OUT" "the limit from inside"
   assert_ok c task kill -s SIGKILL "$id"
   wait_task_status "$id" STOPPED

@@ -42,8 +42,7 @@ fi
 [ -x /usr/bin/docker ] || ensure_pkgs docker-cli || { echo "cannot install docker-cli" >&2; exit 1; }
 DK_MAJOR=$(/usr/sbin/dockerd --version | sed -n 's/^Docker version \([0-9]*\)\..*/\1/p')
 DK_CGD=cgroupfs
-[ -d /run/systemd/system ] && [ "$(cat /proc/1/comm)" = systemd ] &&
-  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && DK_CGD=systemd
+systemd_v2_host && DK_CGD=systemd
 DK_CGD=${SHARNESS_DOCKER_CGROUP_DRIVER:-$DK_CGD}
 DK_SLICE=sharness_docker_$$.slice  # the cgroup parent under systemd (no '-': no parent slice implied)
 echo "# dockerd $DK_MAJOR, cgroup driver $DK_CGD"
@@ -462,22 +461,13 @@ case_error_bad_config() {
 # SLICE:docker:ID; the runtime makes the scope through systemd, the limits its properties.
 case_systemd_scope() {
   [ "$DK_CGD" = systemd ] || skip "cgroup driver $DK_CGD: systemd is not PID 1 on pure cgroup v2 here"
-  local id unit show pid
+  local id unit pid
   dk_run -d --runtime sharness --network none --memory 64m --pids-limit 50 "$IMAGE" sleep 600
   assert_eq 0 "$RC" "run -d under the systemd driver: $ERR"
   id=$OUT
   unit=docker-$id.scope
   pid=$(dk inspect -f '{{.State.Pid}}' "$id")
-  show=$(systemctl show "$unit" -p ActiveState -p Slice -p ControlGroup -p MemoryMax -p TasksMax -p Delegate -p Description)
-  echo "$show"
-  assert_line "$show" '^ActiveState=active$' "the scope unit $unit"
-  assert_line "$show" "^Slice=$DK_SLICE\$" "its slice"
-  assert_line "$show" "^ControlGroup=/$DK_SLICE/$unit\$" "its cgroup"
-  assert_line "$show" '^MemoryMax=67108864$' "--memory 64m as MemoryMax"
-  assert_line "$show" '^TasksMax=50$' "--pids-limit 50 as TasksMax"
-  assert_line "$show" '^Delegate=yes$' "delegated"
-  [ "$OURS" = 0 ] || assert_line "$show" "^Description=sharness container $id\$" "made by the runtime under test"
-  assert_eq "0::/$DK_SLICE/$unit" "$(cat "/proc/$pid/cgroup")" "the container's init, seen from the host"
+  assert_scope "$unit" "$DK_SLICE" "$pid" "$id" MemoryMax=67108864 TasksMax=50
   dk_cmd exec "$id" cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max
   assert_eq "67108864"$'\n'"50" "$OUT" "the limits from inside"
   assert_ok dk rm -f "$id"

@@ -42,8 +42,7 @@ else
 fi
 # The cgroup manager: systemd where systemd is PID 1 on pure cgroup v2 (Podman's own default there).
 PM_CGM=cgroupfs
-[ -d /run/systemd/system ] && [ "$(cat /proc/1/comm)" = systemd ] &&
-  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && PM_CGM=systemd
+systemd_v2_host && PM_CGM=systemd
 PM_CGM=${SHARNESS_PODMAN_CGROUP_MANAGER:-$PM_CGM}
 echo "# podman $PM_VERSION, network backend $PM_NETBACKEND, cgroup manager $PM_CGM"
 
@@ -422,16 +421,7 @@ case_systemd_scope() {
   id=$(pm inspect --format '{{.Id}}' "$name")
   pid=$(pm inspect --format '{{.State.Pid}}' "$name")
   unit=libpod-$id.scope
-  show=$(systemctl show "$unit" -p ActiveState -p Slice -p ControlGroup -p MemoryMax -p TasksMax -p Delegate -p Description)
-  echo "$show"
-  assert_line "$show" '^ActiveState=active$' "the scope unit $unit"
-  assert_line "$show" "^Slice=$PM_SLICE\$" "its slice"
-  assert_line "$show" "^ControlGroup=/$PM_SLICE/$unit\$" "its cgroup"
-  assert_line "$show" '^MemoryMax=67108864$' "--memory 64m as MemoryMax"
-  assert_line "$show" '^TasksMax=50$' "--pids-limit 50 as TasksMax"
-  assert_line "$show" '^Delegate=yes$' "delegated"
-  [ "$OURS" = 0 ] || assert_line "$show" "^Description=sharness container $id\$" "made by the runtime under test"
-  assert_eq "0::/$PM_SLICE/$unit" "$(cat "/proc/$pid/cgroup")" "the container's init, seen from the host"
+  assert_scope "$unit" "$PM_SLICE" "$pid" "$id" MemoryMax=67108864 TasksMax=50
   pexec "$name" cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max
   assert_eq "67108864"$'\n'"50" "$OUT" "the limits from inside"
   assert_ok pm rm --force --time 0 "$name"
