@@ -8,6 +8,7 @@
 #   busybox_oci_archive F REF  write a single-layer OCI image archive (for ctr image import)
 #   systemd_v2_host        systemd is PID 1 on pure cgroup v2: the clients' systemd driver
 #   assert_scope UNIT SLICE PID ID [PROP=VALUE...]   the container's scope in systemctl show
+#   client_cgroup_dirs DRIVER SLICE PREFIX [ID]      the containers' cgroup dirs, either driver
 #   wait_for CMD...        retry CMD for up to 30 s
 #   stop_pid PID           SIGTERM, wait up to 20 s, then SIGKILL: for daemons we started ourselves
 #   ipt_parse, ipt_normal, ipt_compare, ipt_policy_in: iptables snapshots taken before a daemon
@@ -86,6 +87,20 @@ assert_scope() {
   for p in "$@"; do assert_line "$show" "^$p\$" "the limit as a unit property"; done
   [ "$OURS" = 0 ] || assert_line "$show" "^Description=sharness container $id\$" "made by the runtime under test"
   assert_eq "0::/$slice/$unit" "$(cat "/proc/$pid/cgroup")" "the container's process, seen from the host"
+}
+
+# client_cgroup_dirs DRIVER SLICE PREFIX [ID]: the cgroup dirs of the suite's containers (of
+# container ID): under the systemd driver the slice (the scope PREFIX-ID.scope in it), else
+# lib.sh's cgroup_dirs.
+client_cgroup_dirs() {
+  local driver=$1 slice=$2 prefix=$3 d
+  shift 3
+  if [ "$driver" = systemd ]; then
+    d=/sys/fs/cgroup/$slice${1:+/$prefix-$1.scope}
+    [ ! -d "$d" ] || echo "$d"
+  else
+    cgroup_dirs "$@"
+  fi
 }
 
 wait_for() {

@@ -125,14 +125,7 @@ write_daemon_json() {
 
 # dk_parent: the cgroup parent dockerd is given; dk_cgroup_dirs [ID]: its cgroup dirs (of container ID)
 dk_parent() { if [ "$DK_CGD" = systemd ]; then echo "$DK_SLICE"; else echo "/$CGPARENT"; fi; }
-dk_cgroup_dirs() {
-  if [ "$DK_CGD" = systemd ]; then
-    local d=/sys/fs/cgroup/$DK_SLICE${1:+/docker-$1.scope}
-    [ ! -d "$d" ] || echo "$d"
-  else
-    cgroup_dirs "$@"
-  fi
-}
+dk_cgroup_dirs() { client_cgroup_dirs "$DK_CGD" "$DK_SLICE" docker "$@"; }
 
 start_dockerd() {
   write_daemon_json
