@@ -153,6 +153,22 @@ cfg() {
   mv "$b/config.json.new" "$b/config.json"
 }
 
+# installed_policies: the directory of the shipped policies as `make install` puts them on this
+# host (scripts/install-policies.sh: exec pins refreshed from this host's files, so harsh pins the
+# /bin/busybox every bundle holds, whatever its build: Debian 13's in the trixie guest), installed
+# once into $TMP/policies. The source tree's policies/ when the runtime under test is not ours
+# (no `policy pin`) or the install failed (said on stderr).
+installed_policies() {
+  local d=$TMP/policies
+  if [ "$OURS" = 1 ] && { [ -d "$d" ] || timeout -k 5 "$RT_TIMEOUT" "$SHARNESS_SOURCE_DIR/scripts/install-policies.sh" \
+    "$RUNTIME" "$SHARNESS_SOURCE_DIR/policies" "$d" >/dev/null; }; then
+    echo "$d"
+    return 0
+  fi
+  [ "$OURS" = 1 ] && echo "# install-policies.sh failed: the shipped policies are used" >&2
+  echo "$SHARNESS_SOURCE_DIR/policies"
+}
+
 # set_args BUNDLE ARGS...: replace process.args.
 set_args() {
   local b=$1 a j=""
@@ -538,7 +554,10 @@ tcase() {
   wait -n -p done_pid "$cpid" "$wd"
   rc=$?
   if [ "$done_pid" = "$cpid" ]; then
-    kill "$wd" 2>/dev/null; wait "$wd" 2>/dev/null
+    # SIGKILL: a SIGTERM that reaches the watchdog before it has exec'd sleep (a case that ends at
+    # once: a skip) runs the suite's TERM trap there, and so its EXIT trap, which tore down the
+    # suite's temp dir and daemons under the next cases.
+    kill -KILL "$wd" 2>/dev/null; wait "$wd" 2>/dev/null
   else
     kill -KILL "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
     echo "FAIL: case timed out after ${CASE_TIMEOUT}s" >>"$CASEDIR/log"
@@ -566,7 +585,8 @@ tcase() {
     echo "not ok - $name"
   fi
   if [ "$rc" != 0 ] || [ "${SHARNESS_VERBOSE:-0}" = 1 ]; then
-    # A case dir gone under the suite was removed from outside (seen twice with other work on the machine).
+    # A case dir gone under the suite was removed from outside (or by the suite's own EXIT trap run in the
+    # watchdog before it exec'd sleep, as it was until the watchdog got SIGKILL).
     [ -e "$CASEDIR" ] || echo "#   the case dir $CASEDIR was removed while the case ran (by something outside this suite)"
     sed 's/^/#   /' "$CASEDIR/log" 2>/dev/null
   fi

@@ -71,7 +71,7 @@ cmd_build() {
   dir=$(image_dir "$guest")
   [ -f "$dir/ok" ] && return 0
   [ "$(id -u)" = 0 ] || die "building the $guest image needs root (mmdebstrap, mkfs.ext4 -d)"
-  need mmdebstrap mkfs.ext4 flock
+  need mmdebstrap mkfs.ext4 flock modprobe cpio
   mkdir -p "$CACHE"
   lock=$CACHE/$guest.lock
   exec {lockfd}>"$lock"

@@ -597,6 +597,8 @@ std::string format_table(const std::vector<Row>& rows) {
            fit(r.stopped_by.empty() ? "-" : r.stopped_by, kS) + "  " + r.kind + "\n";
     if (!r.detail.empty())
       out += std::string("    ") + (r.outcome == Outcome::not_attempted ? "why: " : "seen: ") + r.detail + "\n";
+    // What the column cut off (a stand-in's name, on older kernels) is said in full below it.
+    if (r.stopped_by.size() > kS) out += "    stopped by: " + r.stopped_by + "\n";
   }
   return out;
 }

@@ -6,6 +6,9 @@
 #   ensure_pkgs P...       apt-get install the Debian packages that are missing
 #   busybox_rootfs_tar F   write a rootfs tarball of busybox-static to F (for docker/podman import)
 #   busybox_oci_archive F REF  write a single-layer OCI image archive (for ctr image import)
+#   systemd_v2_host        systemd is PID 1 on pure cgroup v2: the clients' systemd driver
+#   assert_scope UNIT SLICE PID ID [PROP=VALUE...]   the container's scope in systemctl show
+#   client_cgroup_dirs DRIVER SLICE PREFIX [ID]      the containers' cgroup dirs, either driver
 #   wait_for CMD...        retry CMD for up to 30 s
 #   stop_pid PID           SIGTERM, wait up to 20 s, then SIGKILL: for daemons we started ourselves
 #   ipt_parse, ipt_normal, ipt_compare, ipt_policy_in: iptables snapshots taken before a daemon
@@ -58,6 +61,46 @@ busybox_oci_archive() {
   rm -f "$dir/layer.tar"
   tar -C "$dir" -cf "$out" oci-layout index.json blobs
   rm -rf "$dir"
+}
+
+# systemd_v2_host: systemd is PID 1 on pure cgroup v2 (the trixie guest, docs/vm.md), where the
+# clients' own default is their systemd cgroup driver.
+systemd_v2_host() {
+  [ -d /run/systemd/system ] && [ "$(cat /proc/1/comm)" = systemd ] &&
+    [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]
+}
+
+# assert_scope UNIT SLICE PID ID [PROPERTY=VALUE...]: the scope of container ID as systemd shows
+# it: active, in SLICE, its cgroup /SLICE/UNIT, delegated, each PROPERTY=VALUE, made by the
+# runtime under test (ours describes it "sharness container ID"), and PID (the container's
+# process, seen from the host) in it.
+assert_scope() {
+  local unit=$1 slice=$2 pid=$3 id=$4 show p args=()
+  shift 4
+  for p in "$@"; do args+=(-p "${p%%=*}"); done
+  show=$(systemctl show "$unit" -p ActiveState -p Slice -p ControlGroup -p Delegate -p Description "${args[@]}")
+  echo "$show"
+  assert_line "$show" '^ActiveState=active$' "the scope unit $unit"
+  assert_line "$show" "^Slice=$slice\$" "its slice"
+  assert_line "$show" "^ControlGroup=/$slice/$unit\$" "its cgroup"
+  assert_line "$show" '^Delegate=yes$' "delegated"
+  for p in "$@"; do assert_line "$show" "^$p\$" "the limit as a unit property"; done
+  [ "$OURS" = 0 ] || assert_line "$show" "^Description=sharness container $id\$" "made by the runtime under test"
+  assert_eq "0::/$slice/$unit" "$(cat "/proc/$pid/cgroup")" "the container's process, seen from the host"
+}
+
+# client_cgroup_dirs DRIVER SLICE PREFIX [ID]: the cgroup dirs of the suite's containers (of
+# container ID): under the systemd driver the slice (the scope PREFIX-ID.scope in it), else
+# lib.sh's cgroup_dirs.
+client_cgroup_dirs() {
+  local driver=$1 slice=$2 prefix=$3 d
+  shift 3
+  if [ "$driver" = systemd ]; then
+    d=/sys/fs/cgroup/$slice${1:+/$prefix-$1.scope}
+    [ ! -d "$d" ] || echo "$d"
+  else
+    cgroup_dirs "$@"
+  fi
 }
 
 wait_for() {

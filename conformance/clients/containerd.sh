@@ -25,6 +25,13 @@
 # The last case deletes every task, container, snapshot, image and the namespace through ctr,
 # stops containerd and its shims by pid, and checks nothing is left: no process, no mount under
 # the temp dir, no runtime state, no shim socket. The EXIT trap does the same for an aborted run.
+#
+# On a host with systemd as PID 1 and pure cgroup v2 (the trixie guest and its containerd 1.7,
+# docs/vm.md), every container runs under the systemd cgroup driver, as Kubernetes nodes run them:
+# `ctr run --runc-systemd-cgroup` (the shim's SystemdCgroup option) with a cgroupsPath
+# SLICE:sharness:ID in a slice of this run's own, and the CRI config's SystemdCgroup = true; a case
+# checks the scope the runtime made with systemctl show. SHARNESS_CONTAINERD_CGROUP_DRIVER=
+# cgroupfs|systemd overrides the choice.
 # Not here: the shim's socket directory is hard-coded in containerd 1.6 (/run/containerd/s/, one
 # socket per task named by a hash of our socket path, namespace and id); each socket goes with
 # its task, and the directories are removed if this suite created them and they are empty.
@@ -46,6 +53,14 @@ SHIM_SOCK_DIR=/run/containerd/s        # containerd 1.6 puts shim sockets there,
 PRE_RUN_CONTAINERD=$([ -d /run/containerd ] && echo 1 || echo 0)
 PRE_SHIM_SOCK_DIR=$([ -d "$SHIM_SOCK_DIR" ] && echo 1 || echo 0)
 mkdir -p "$CTD" "$RUNC_ROOT"
+CTD_CGD=cgroupfs
+systemd_v2_host && CTD_CGD=systemd
+CTD_CGD=${SHARNESS_CONTAINERD_CGROUP_DRIVER:-$CTD_CGD}
+CTD_SLICE=sharness_ctr_$$.slice  # the containers' slice under systemd (no '-': no parent slice implied)
+echo "# $(containerd --version), cgroup driver $CTD_CGD"
+# ctr_cg ID: the --cgroup of container ID; ctr_cgroup_dirs [ID]: the cgroup dirs (of container ID)
+ctr_cg() { if [ "$CTD_CGD" = systemd ]; then echo "$CTD_SLICE:sharness:$1"; else echo "/$CGPARENT/$1"; fi; }
+ctr_cgroup_dirs() { client_cgroup_dirs "$CTD_CGD" "$CTD_SLICE" sharness "$@"; }
 : >"$PIDS"
 : >"$CLIENT_TMP/ctr.ids"
 
@@ -128,11 +143,12 @@ c() { timeout -k 5 60 ctr --address "$SOCK" --namespace "$NS" "$@"; }
 # and a cgroup under this run's parent (RUN_ARGS name the image, ID and the command). Sets OUT,
 # ERR, RC.
 RUNFLAGS=(--runc-binary "$RUNTIME" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo")
+[ "$CTD_CGD" != systemd ] || RUNFLAGS+=(--runc-systemd-cgroup)
 ctr_run() {
   local id=$1; shift
   echo "$id" >>"$CLIENT_TMP/ctr.ids"
   RC=0
-  c run "${RUNFLAGS[@]}" --cgroup "/$CGPARENT/$id" "$@" >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  c run "${RUNFLAGS[@]}" --cgroup "$(ctr_cg "$id")" "$@" >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
   OUT=$(tr -d '\r\0' <"$CASEDIR/$id.out")
   ERR=$(<"$CASEDIR/$id.err")
   echo "ctr run $id: exit $RC; stdout '$OUT'; stderr '$ERR'"
@@ -206,6 +222,7 @@ start_cri_containerd() {
   mkdir -p "$CRI"
   ensure_pkgs python3-grpcio || return 1
   sed -e "s|^\( *BinaryName = \).*|\1\"$RUNTIME\"|" -e "s|^\( *Root = \).*|\1\"$CRI/sharness-root\"|" \
+    -e "s|^\( *SystemdCgroup = \).*|\1$([ "$CTD_CGD" = systemd ] && echo true || echo false)|" \
     "$SHARNESS_SOURCE_DIR/contrib/containerd/config.toml" >"$CRI/contrib.toml"
   write_config "$CRI/config.toml" "$CRI" "$CRI/contrib.toml"
   start_containerd "$CRI/config.toml" "$CRI_SOCK" "$CRI/containerd.log" || return 1
@@ -235,6 +252,7 @@ _containerd_cleanup() {
     ours "$pid" && stop_pid "$pid"
   done < <(tac "$PIDS" 2>/dev/null)
   _umount_tmp
+  [ "$CTD_CGD" != systemd ] || systemctl stop "$CTD_SLICE" >/dev/null 2>&1 || true
   [ "$PRE_SHIM_SOCK_DIR" = 1 ] || rmdir "$SHIM_SOCK_DIR" 2>/dev/null || true
   [ "$PRE_RUN_CONTAINERD" = 1 ] || rmdir /run/containerd 2>/dev/null || true
 }
@@ -284,7 +302,7 @@ case_run_stdin() {
   RC=0
   # one line, not EOF: ctr 1.6 does not close the task's stdin when its own reaches EOF
   printf 'line one\n' |
-    c run "${RUNFLAGS[@]}" --cgroup "/$CGPARENT/$id" --rm "$IMAGE" "$id" sh -c 'read -r l; echo "got: $l"; exit 3' \
+    c run "${RUNFLAGS[@]}" --cgroup "$(ctr_cg "$id")" --rm "$IMAGE" "$id" sh -c 'read -r l; echo "got: $l"; exit 3' \
       >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" || RC=$?
   OUT=$(<"$CASEDIR/$id.out")
   assert_rc 3
@@ -294,7 +312,7 @@ case_run_stdin() {
 case_run_tty() {
   local id=tty-$CASENUM cmd
   # script(1) gives ctr a real pty as its stdin/stdout; -e returns the child's exit code.
-  cmd="ctr --address $SOCK --namespace $NS run ${RUNFLAGS[*]} --cgroup /$CGPARENT/$id --rm -t $IMAGE $id"
+  cmd="ctr --address $SOCK --namespace $NS run ${RUNFLAGS[*]} --cgroup $(ctr_cg "$id") --rm -t $IMAGE $id"
   gone_at_exit "$id"
   echo "$id" >>"$CLIENT_TMP/ctr.ids"
   cmd+=" sh -c 'tty; for fd in 0 1 2; do [ -t \$fd ] && echo fd\$fd=tty; done; exit 4'"
@@ -414,12 +432,34 @@ case_task_delete_container_rm() {
   [ ! -e "$RUNC_ROOT/$NS/$id" ] || fail "runtime state left after task delete: $RUNC_ROOT/$NS/$id"
   wait_for sh -c "! kill -0 $shimpid" || fail "the shim (pid $shimpid) still runs after task delete"
   [ ! -e "$sock" ] || fail "shim socket left: $sock"
-  [ -z "$(cgroup_dirs "$id")" ] || fail "cgroup left after task delete: $(cgroup_dirs "$id")"
+  [ -z "$(ctr_cgroup_dirs "$id")" ] || fail "cgroup left after task delete: $(ctr_cgroup_dirs "$id")"
   assert_line "$(c container ls -q)" "^$id\$" "the container outlives its task"
   assert_line "$(c snapshot ls)" "^${id}[[:space:]]" "and so does its snapshot"
   assert_ok c container rm "$id"
   assert_eq "" "$(c container ls -q | grep -x "$id" || true)" "container ls after container rm"
   assert_eq "" "$(c snapshot ls | awk -v id="$id" '$1 == id')" "container rm removed the snapshot"
+}
+
+# The systemd driver (SystemdCgroup = true in the shim's options, what --runc-systemd-cgroup sets):
+# the shim calls the runtime with --systemd-cgroup, the runtime makes the scope through systemd.
+case_systemd_scope() {
+  [ "$CTD_CGD" = systemd ] || skip "cgroup driver $CTD_CGD: systemd is not PID 1 on pure cgroup v2 here"
+  local id=sd-$CASENUM unit pid
+  gone_at_exit "$id"
+  ctr_run "$id" -d --memory-limit 67108864 "$IMAGE" "$id" sleep 100000
+  assert_rc 0 "run -d under the systemd driver"
+  note_shim "$id"
+  wait_task_status "$id" RUNNING
+  unit=sharness-$id.scope
+  pid=$(task_pid "$id")
+  assert_scope "$unit" "$CTD_SLICE" "$pid" "$id" MemoryMax=67108864
+  # (read on the host: ctr's default spec mounts no cgroup file system in the container)
+  assert_eq 67108864 "$(cat "/sys/fs/cgroup/$CTD_SLICE/$unit/memory.max")" "the scope's memory.max"
+  assert_ok c task kill -s SIGKILL "$id"
+  wait_task_status "$id" STOPPED
+  assert_ok c task delete "$id"
+  assert_eq ActiveState=inactive "$(systemctl show "$unit" -p ActiveState)" "the scope after task delete"
+  assert_eq "" "$(ctr_cgroup_dirs "$id")" "the scope's cgroup after task delete"
 }
 
 case_missing_executable() {
@@ -432,7 +472,7 @@ case_missing_executable() {
   assert_contains "$ERR" "$ERR_NOEXEC" "the runtime's own error text"
   assert_eq "" "$(c container ls -q | grep -x "$id" || true)" "--rm after a failed start"
   [ -z "$(ls -A "$RUNC_ROOT/$NS" 2>/dev/null)" ] || fail "runtime state left: $(ls -A "$RUNC_ROOT/$NS")"
-  [ -z "$(cgroup_dirs "$id")" ] || fail "cgroup left: $(cgroup_dirs "$id")"
+  [ -z "$(ctr_cgroup_dirs "$id")" ] || fail "cgroup left: $(ctr_cgroup_dirs "$id")"
 }
 
 case_bad_config() {
@@ -465,12 +505,12 @@ case_policy_annotation_applied() {
   # As an operator would install it: a runtime config naming the policy directory. The shim
   # calls BinaryName with fixed arguments, so a wrapper adds --config (the CRI config's
   # BinaryName may point at such a wrapper too).
-  printf '{"policyDirs": ["%s"]}\n' "$SHARNESS_SOURCE_DIR/policies" >"$CASEDIR/runtime.json"
+  printf '{"policyDirs": ["%s"]}\n' "$(installed_policies)" >"$CASEDIR/runtime.json"
   printf '#!/bin/sh\nexec %q --config %q "$@"\n' "$RUNTIME" "$CASEDIR/runtime.json" >"$wrap"
   chmod 0755 "$wrap"
   RC=0
   echo "$id" >>"$CLIENT_TMP/ctr.ids"
-  c run --runc-binary "$wrap" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo" --cgroup "/$CGPARENT/$id" \
+  c run --runc-binary "$wrap" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo" --cgroup "$(ctr_cg "$id")" \
     --rm --annotation org.sharness.policy=harsh "$IMAGE" "$id" \
     sh -c 'echo "policy=$SHARNESS_POLICY_ID"; grep -E "^(NoNewPrivs|Seccomp|CapEff):" /proc/self/status; id -u' \
     >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
@@ -511,11 +551,11 @@ case_exec_held_to_the_floor() {
   task_exec c0 --user 0 "$ctl" id -u
   assert_eq 0 "$OUT" "control: --user 0 without a floor"
   gone "$ctl"
-  printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$RUNTIME" "$SHARNESS_SOURCE_DIR/policies/harsh.json" >"$wrap"
+  printf '#!/bin/sh\nexec %q --policy %q "$@"\n' "$RUNTIME" "$(installed_policies)/harsh.json" >"$wrap"
   chmod 0755 "$wrap"
   echo "$id" >>"$CLIENT_TMP/ctr.ids"
   RC=0
-  c run --runc-binary "$wrap" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo" --cgroup "/$CGPARENT/$id" \
+  c run --runc-binary "$wrap" --runc-root "$RUNC_ROOT" --fifo-dir "$CTD/fifo" --cgroup "$(ctr_cg "$id")" \
     -d "$IMAGE" "$id" sleep 50 >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
   assert_rc 0 "ctr run -d under --policy harsh: $(<"$CASEDIR/$id.err")"
   note_shim "$id"
@@ -572,7 +612,10 @@ case_cri_config() {
 # run_pod NAME [POLICY]: RunPodSandbox with handler sharness; sets POD (its id), RC and ERR.
 run_pod() {
   RC=0
-  POD=$(cri runp "$CRI_SOCK" sharness "$1" "/$CGPARENT/pod-$1" "${@:2}" 2>"$CASEDIR/runp.err") || RC=$?
+  # under systemd a pod's parent is a slice (the kubelet's kubepods-...-pod<uid>.slice): our own
+  local parent=/$CGPARENT/pod-$1
+  [ "$CTD_CGD" != systemd ] || parent=$CTD_SLICE
+  POD=$(cri runp "$CRI_SOCK" sharness "$1" "$parent" "${@:2}" 2>"$CASEDIR/runp.err") || RC=$?
   ERR=$(<"$CASEDIR/runp.err")
   echo "RunPodSandbox $1: exit $RC, id '$POD', error '$ERR'"
   [ -z "$POD" ] || echo "$POD" >>"$CRI/pods"
@@ -596,8 +639,12 @@ pods_gone() {
 # sandbox's own (rmdir fails on a cgroup with children).
 remove_pod() {
   local d
-  assert_ok cri stopp "$CRI_SOCK" "$1"
+  cri stopp "$CRI_SOCK" "$1" >"$CASEDIR/stopp.out" 2>&1 ||
+    fail "StopPodSandbox $1: $(<"$CASEDIR/stopp.out"); the CRI containerd's log: $(tail -n 30 "$CRI/containerd.log")"
   assert_ok cri rmp "$CRI_SOCK" "$1"
+  # under systemd the sandbox was the scope cri-containerd-<id>.scope in our slice
+  [ "$CTD_CGD" != systemd ] || [ ! -d "/sys/fs/cgroup/$CTD_SLICE/cri-containerd-$1.scope" ] ||
+    fail "the sandbox's scope is left: /sys/fs/cgroup/$CTD_SLICE/cri-containerd-$1.scope"
   for d in $(cgroup_dirs "pod-$2"); do
     rmdir "$d" || fail "the sandbox's cgroup is left under $d: $(find "$d" -mindepth 1 -type d)"
   done
@@ -666,6 +713,7 @@ case_nothing_left() {
   assert_eq "" "$(ls -A "$RUNC_ROOT/$NS/.uids" 2>/dev/null || true)" "uid claims under $RUNC_ROOT/$NS/.uids"
   assert_eq "" "$(ls -A "$CTD/fifo" 2>/dev/null || true)" "FIFOs"
   assert_eq "" "$(for m in $(cgroup_dirs); do find "$m" -mindepth 1 -type d; done)" "container cgroups under $CGPARENT"
+  assert_eq "" "$(for m in $(ctr_cgroup_dirs); do find "$m" -mindepth 1 -type d; done)" "container scopes under $CTD_SLICE"
 }
 
 tcase "private containerd answers, busybox image imported" case_setup
@@ -676,6 +724,7 @@ tcase "ctr run -d, task exec: output, exit code, missing program" case_detach_ex
 tcase "task ps: init and an exec'd process" case_task_ps
 tcase "task kill: SIGTERM trapped (42), --all SIGKILL (137)" case_task_kill
 tcase "task delete, container rm: state, shim, socket, cgroup, snapshot gone" case_task_delete_container_rm
+tcase "systemd driver: the task is the scope sharness-ID.scope with MemoryMax, gone after delete" case_systemd_scope
 tcase "missing executable: ctr shows the runtime's error" case_missing_executable
 tcase "bad config (missing bind source): ctr shows the runtime's error" case_bad_config
 tcase "policy annotation holding a path: ctr shows the runtime's refusal" case_policy_annotation_refused

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# conformance/clients/docker.sh: Docker 20.10 (Debian's docker.io) driving the runtime under test.
+# conformance/clients/docker.sh: Docker (Debian's docker.io: 20.10 in Debian 12, 26 in Debian 13)
+# driving the runtime under test.
 #
 # A private dockerd (own --data-root, --exec-root, socket, pidfile, daemon.json, and the
 # containerd it starts under its exec root). Its daemon.json is contrib/docker/daemon.json, the
@@ -10,7 +11,11 @@
 # The default bridge is a private one (a bridge of our own with its own subnet, passed as
 # --bridge), so a host dockerd's docker0 is never touched; "ip-forward": false so the host's
 # ip_forward sysctl and FORWARD policy are left alone. Containers go under our own cgroup parent
-# ($CGPARENT, which lib.sh cleans up too).
+# ($CGPARENT, which lib.sh cleans up too). On a host with systemd as PID 1 and pure cgroup v2 (the
+# trixie guest, docs/vm.md) dockerd uses its systemd cgroup driver, as it does by default there:
+# the parent is then a slice of this run's own, the shim calls the runtime with --systemd-cgroup,
+# and each container is a scope docker-<id>.scope that the runtime makes through systemd (a case
+# checks it with systemctl show). SHARNESS_DOCKER_CGROUP_DRIVER=cgroupfs|systemd overrides it.
 #
 # The CLI is /usr/bin/docker, Debian's 20.10 client from the same package as the daemon (API
 # 1.41). /usr/local/bin/docker on this machine is a newer CLI (28.x) that shadows it on PATH
@@ -33,6 +38,14 @@ if ! ensure_pkgs docker.io iptables busybox-static; then
   echo "cannot install docker.io" >&2
   exit 1
 fi
+# Debian 13 ships the CLI apart from the daemon
+[ -x /usr/bin/docker ] || ensure_pkgs docker-cli || { echo "cannot install docker-cli" >&2; exit 1; }
+DK_MAJOR=$(/usr/sbin/dockerd --version | sed -n 's/^Docker version \([0-9]*\)\..*/\1/p')
+DK_CGD=cgroupfs
+systemd_v2_host && DK_CGD=systemd
+DK_CGD=${SHARNESS_DOCKER_CGROUP_DRIVER:-$DK_CGD}
+DK_SLICE=sharness_docker_$$.slice  # the cgroup parent under systemd (no '-': no parent slice implied)
+echo "# dockerd $DK_MAJOR, cgroup driver $DK_CGD"
 
 DOCKER_BIN=${SHARNESS_DOCKER_CLI:-/usr/bin/docker}
 DOCKERD_BIN=/usr/sbin/dockerd
@@ -63,7 +76,9 @@ NET=$(pick_subnet) || { echo "no free 10.231.x.0/24 subnet" >&2; exit 1; }
 SUBNET=10.231.$NET
 GATEWAY=$SUBNET.1
 
-HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json   # what "--policy harsh" resolves to here
+# the policies as installed on this host (their pins: this host's busybox, the image's)
+POLICIES=$(installed_policies)
+HARSH=$POLICIES/harsh.json   # what "--policy harsh" resolves to here
 
 # ---------------------------------------------------------------------------------------------
 # Host snapshot (to compare with after the teardown)
@@ -90,20 +105,27 @@ RUN_CONTAINERD_EXISTED=0
 # daemon.json: contrib/docker/daemon.json (what the README tells users to install) with the runtime
 # path replaced, then our private settings. "sharness-harsh" keeps the file's runtimeArgs
 # (--policy harsh, a name) and gets --config pointing at a runtime.json of ours whose policyDirs
-# is the source tree's policies/, so the name resolves without touching /etc/sharness. With
+# is $POLICIES (installed as `make install` does), so the name resolves without touching /etc/sharness. With
 # another runtime (runc has no --policy) that entry is dropped.
 CONTRIB_DAEMON_JSON=$SHARNESS_SOURCE_DIR/contrib/docker/daemon.json
 write_daemon_json() {
-  jq -n --arg d "$SHARNESS_SOURCE_DIR/policies" '{policyDirs: [$d]}' >"$DK/runtime.json"
+  jq -n --arg d "$POLICIES" '{policyDirs: [$d]}' >"$DK/runtime.json"
   jq --arg p "$RUNTIME" --arg cfg "$DK/runtime.json" --argjson ours "$OURS" \
-    --arg br "$BRIDGE" --arg cg "/$CGPARENT" --arg key "$DK/key.json" '
+    --arg br "$BRIDGE" --arg cg "$(dk_parent)" --arg key "$DK/key.json" --arg cgd "$DK_CGD" \
+    --argjson major "${DK_MAJOR:-20}" '
     .runtimes |= with_entries(.value.path = $p) |
     if $ours == 1 then .runtimes["sharness-harsh"].runtimeArgs |= ["--config", $cfg] + .
     else del(.runtimes["sharness-harsh"]) end |
     . + { bridge: $br, "ip-forward": false, "cgroup-parent": $cg,
-          "deprecated-key-path": $key, "storage-driver": "overlay2" }' \
+          "exec-opts": ["native.cgroupdriver=" + $cgd], "storage-driver": "overlay2" } |
+    # dockerd 25 dropped key.json and its flag; 20.10 writes /etc/docker/key.json without it
+    if $major < 25 then . + { "deprecated-key-path": $key } else . end' \
     "$CONTRIB_DAEMON_JSON" >"$DK/daemon.json"
 }
+
+# dk_parent: the cgroup parent dockerd is given; dk_cgroup_dirs [ID]: its cgroup dirs (of container ID)
+dk_parent() { if [ "$DK_CGD" = systemd ]; then echo "$DK_SLICE"; else echo "/$CGPARENT"; fi; }
+dk_cgroup_dirs() { client_cgroup_dirs "$DK_CGD" "$DK_SLICE" docker "$@"; }
 
 start_dockerd() {
   write_daemon_json
@@ -147,6 +169,7 @@ teardown_docker() {
   done < <(awk -v t="$DK/" 'index($5, t) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
   ipt_undo
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
+  [ "$DK_CGD" != systemd ] || systemctl stop "$DK_SLICE" >/dev/null 2>&1
   if [ "$RUN_DOCKER_EXISTED" = 0 ] && [ -d /run/docker ]; then
     rmdir /run/docker/plugins /run/docker 2>/dev/null
   fi
@@ -240,7 +263,7 @@ assert_no_runtime_leftovers() {
   [ -n "$id" ] || return 0
   assert_eq "" "$(dk ps -q --no-trunc)" "running containers after a failed create"
   assert_not_contains "$("$RUNTIME" --root "$(rt_state_dir)" list -q 2>/dev/null)" "$id" "runtime list"
-  assert_eq "" "$(cgroup_dirs "$id")" "cgroup dirs of the failed container"
+  assert_eq "" "$(dk_cgroup_dirs "$id")" "cgroup dirs of the failed container"
   assert_ok dk rm "$id"
 }
 
@@ -250,14 +273,14 @@ assert_no_runtime_leftovers() {
 case_daemon() {
   local info
   dk version >/dev/null || { tail -20 "$DK_LOG" >&2; fail "dockerd did not come up"; }
-  info=$(dk info --format '{{json .Runtimes}} {{.DockerRootDir}} {{.CgroupDriver}}')
+  info=$(dk info --format '{{json .Runtimes}}')
   echo "$info"
-  assert_contains "$info" '"sharness":{"path":"'"$RUNTIME"'"' "runtime registered by name"
-  assert_contains "$info" " $DK_DATA " "private data root"
+  assert_eq "$DK_DATA $DK_CGD" "$(dk info --format '{{.DockerRootDir}} {{.CgroupDriver}}')" "private data root, cgroup driver"
+  # (Docker 26 adds each runtime's "status", the features document it read from it)
+  assert_eq "$RUNTIME" "$(jq -r .sharness.path <<<"$info")" "runtime registered by name"
   if [ "$OURS" = 1 ]; then
-    assert_contains "$info" \
-      '"sharness-harsh":{"path":"'"$RUNTIME"'","runtimeArgs":["--config","'"$DK/runtime.json"'","--policy","harsh"]}' \
-      "harsh runtime name with runtimeArgs"
+    assert_eq "$RUNTIME"' ["--config","'"$DK/runtime.json"'","--policy","harsh"]' \
+      "$(jq -r '.["sharness-harsh"] | "\(.path) \(.runtimeArgs | tojson)"' <<<"$info")" "harsh runtime name with runtimeArgs"
   fi
   # imported (at start-up) from the busybox-static rootfs
   assert_eq '["sh"]' "$(dk image inspect -f '{{json .Config.Cmd}}' "$IMAGE")" "the imported image"
@@ -341,13 +364,13 @@ case_rm() {
   local id cg
   dk_run -d --runtime sharness --network none "$IMAGE" sleep 600
   id=$OUT
-  cg=$(cgroup_dirs "$id")
-  [ -n "$cg" ] || fail "no cgroup dir under /$CGPARENT for the container"
+  cg=$(dk_cgroup_dirs "$id")
+  [ -n "$cg" ] || fail "no cgroup dir under $(dk_parent) for the container"
   # a running container: rm without -f is refused, with -f it goes
   assert_fail dk rm "$id"
   assert_ok dk rm -f "$id"
   assert_eq "" "$(dk ps -aq --filter "id=$id")" "docker ps -a after rm -f"
-  assert_eq "" "$(cgroup_dirs "$id")" "cgroup dirs after rm -f"
+  assert_eq "" "$(dk_cgroup_dirs "$id")" "cgroup dirs after rm -f"
   assert_not_contains "$("$RUNTIME" --root "$(rt_state_dir)" list -q 2>/dev/null)" "$id" "runtime list"
   # a stopped one: plain rm
   dk_run --runtime sharness --network none "$IMAGE" true
@@ -427,6 +450,24 @@ case_error_bad_config() {
   assert_no_runtime_leftovers
 }
 
+# The systemd driver: dockerd's shim calls the runtime with --systemd-cgroup and cgroupsPath
+# SLICE:docker:ID; the runtime makes the scope through systemd, the limits its properties.
+case_systemd_scope() {
+  [ "$DK_CGD" = systemd ] || skip "cgroup driver $DK_CGD: systemd is not PID 1 on pure cgroup v2 here"
+  local id unit pid
+  dk_run -d --runtime sharness --network none --memory 64m --pids-limit 50 "$IMAGE" sleep 600
+  assert_eq 0 "$RC" "run -d under the systemd driver: $ERR"
+  id=$OUT
+  unit=docker-$id.scope
+  pid=$(dk inspect -f '{{.State.Pid}}' "$id")
+  assert_scope "$unit" "$DK_SLICE" "$pid" "$id" MemoryMax=67108864 TasksMax=50
+  dk_cmd exec "$id" cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max
+  assert_eq "67108864"$'\n'"50" "$OUT" "the limits from inside"
+  assert_ok dk rm -f "$id"
+  assert_eq ActiveState=inactive "$(systemctl show "$unit" -p ActiveState)" "the scope after rm -f"
+  assert_eq "" "$(dk_cgroup_dirs "$id")" "the scope's cgroup after rm -f"
+}
+
 case_policy_runtime_args() {
   [ "$OURS" = 1 ] || skip "policies (--policy in runtimeArgs) are sharness-runtime's own"
   local want_hash
@@ -474,6 +515,7 @@ case_teardown() {
   # the cgroup parent dockerd used
   for left in $(cgroup_dirs); do rmdir "$left" 2>/dev/null || true; done
   assert_eq "" "$(cgroup_dirs)" "cgroup dirs under /$CGPARENT"
+  assert_eq "" "$(dk_cgroup_dirs)" "cgroup dirs under $(dk_parent)"
 }
 
 # Start-up outside the cases (no case time limit on it): the daemon, then `docker import` of a
@@ -494,6 +536,7 @@ tcase "--network none: docker's prestart hook present, only lo" case_network_non
 tcase "default bridge: prestart hook runs, eth0 has its address, gateway answers" case_network_bridge
 tcase "missing executable: the user sees the runtime's error text" case_error_missing_exe
 tcase "bad config (unwritable sysctl): the user sees the runtime's error text" case_error_bad_config
+tcase "systemd cgroup driver: the container is the scope docker-ID.scope with MemoryMax and TasksMax" case_systemd_scope
 tcase "runtimeArgs --policy harsh: SHARNESS_POLICY_ID, CapEff 0, NoNewPrivs 1" case_policy_runtime_args
 tcase "teardown: dockerd, containerd, shims stopped by pid; no mounts, links, iptables left" case_teardown
 finish

@@ -327,7 +327,8 @@ case_isolation_and_gone_after_delete() {
   assert_eq 1 "$(awk '/^NSpid:/ {print $NF}' "/proc/$w/status")" "the worker is pid 1 of its own pid namespace"
   assert_ne "$(awk '/^Uid:/ {print $2}' "/proc/$w/status")" "$(awk '/^Uid:/ {print $2}' "/proc/$g/status")" \
     "gate and worker share a uid"
-  assert_eq 1 "$(cat "$CGROOT/pids/$KMS_CG/$id/worker/pids.max" 2>/dev/null || cat "$CGROOT/unified/$KMS_CG/$id/worker/pids.max")" \
+  assert_eq 1 "$(cat "$CGROOT/pids/$KMS_CG/$id/worker/pids.max" 2>/dev/null || cat "$CGROOT/unified/$KMS_CG/$id/worker/pids.max" 2>/dev/null ||
+    cat "$CGROOT/$KMS_CG/$id/worker/pids.max")" \
     "worker pids.max"
   _run_cmd rt kill "$id" KILL
   wait_status "$id" stopped
@@ -343,7 +344,7 @@ case_isolation_and_gone_after_delete() {
   _run_cmd "$SHARNESS_KMS" status --config "$KCFG"
   assert_eq 3 "$CMD_RC" "sharness-kms status after delete: $CMD_OUT"
   [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left after delete"
-  for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+  for d in "$CGROOT"/*/"$KMS_CG/$id" "$CGROOT/$KMS_CG/$id"; do
     [ ! -d "$d" ] || fail "KMS cgroup left after delete: $d"
   done
 }
@@ -372,7 +373,7 @@ case_bad_kek_refused() {
     assert_nothing_left "$id"
     [ ! -e "$TMP/kms-state/$id" ] || fail "KMS state dir left: $TMP/kms-state/$id"
     [ ! -e "$KSOCK/kms.sock" ] || fail "KMS socket left"
-    for d in "$CGROOT"/*/"$KMS_CG/$id"; do
+    for d in "$CGROOT"/*/"$KMS_CG/$id" "$CGROOT/$KMS_CG/$id"; do
       [ ! -d "$d" ] || fail "KMS cgroup left: $d"
     done
     other=$(grep -l "^$id\$" "$TMP/kms-state/.uids"/* 2>/dev/null || true)
@@ -412,7 +413,7 @@ assert_no_kms_state() {
   local d
   [ ! -e "$STATE/$1" ] || fail "container state (KMS config, socket dir, certificate) left $2: $STATE/$1"
   [ ! -e "$STATE/.kms/$1" ] || fail "KMS pid dir left $2: $STATE/.kms/$1"
-  for d in "$CGROOT"/*/"$KMS_CG/$1"; do
+  for d in "$CGROOT"/*/"$KMS_CG/$1" "$CGROOT/$KMS_CG/$1"; do
     [ ! -d "$d" ] || fail "KMS cgroup left $2: $d"
   done
   assert_eq "" "$(grep -l "^$1\$" "$STATE/.kms/.uids"/* 2>/dev/null || true)" "KMS uid claims left $2"
@@ -638,7 +639,7 @@ case_hello_shows_the_kms() {
   local pol
   pol=$CASEDIR/harsh-kms.json
   jq '.id = "harsh-kms" | .role = "app" | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
-    "$SHARNESS_SOURCE_DIR/policies/harsh.json" >"$pol"
+    "$(installed_policies)/harsh.json" >"$pol"
   _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$pol"
   assert_eq 0 "$CMD_RC" "hello under harsh-kms: $CMD_OUT"
   assert_contains "$CMD_OUT" "KMS: a sharness-kms sidecar per container (policy harsh-kms"

@@ -9,19 +9,14 @@
 #   - a policy that needs a right with no stand-in on this kernel (harsh with network "loopback"
 #     below ABI 4: no empty namespace for the TCP rules) is refused, naming the right and the Linux
 #     release that has it; its control (the same with bestEffort true) runs and says what is left out;
-#   - `hello` under harsh holds every attempt it makes.
+#   - `hello` under harsh holds every attempt it makes, and names the stand-in below ABI 6.
 #
 # Only our runtime has policies: for runc and crun every case is skipped (a case about something only
 # sharness-runtime has).
 . "$(dirname "$0")/../lib.sh"
 
-# harsh with its exec pin refreshed from this host's /bin/busybox (the bundles' busybox), so that
-# a guest whose busybox is another build than Debian 12's (Debian 13) runs it too.
-HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
-if [ "$OURS" = 1 ]; then
-  rt_raw policy pin --rootfs / "$HARSH" --out "$TMP/harsh.json" >/dev/null && HARSH=$TMP/harsh.json ||
-    echo "# policy pin --rootfs / failed: the shipped harsh.json is used" >&2
-fi
+# harsh as installed on this host: its exec pin is this host's /bin/busybox (the bundles' busybox)
+HARSH=$(installed_policies)/harsh.json
 
 ours_only() { [ "$OURS" = 1 ] || skip "$RUNTIME_NAME has no policies (no --policy, no \`policy explain\`)"; }
 
@@ -114,9 +109,18 @@ case_hello_holds_everything() {
   held=$(grep -oE '[0-9]+ of [0-9]+ attempts held' <<<"$out" || true)
   assert_match "$held" '^[1-9][0-9]* of [0-9]+ attempts held$' "the summary: $out" || return 1
   assert_eq "${held%% *}" "$(cut -d' ' -f3 <<<"$held")" "every attempt held: $out" || return 1
+  # and it says which bound stood in for what this kernel lacks (harsh scopes signals: ABI 6)
+  local a stood="standing in for Landlock's signal scope, ABI 6, on this kernel's ABI"
+  a=$(abi)
+  if [ "$a" -lt 6 ]; then
+    assert_contains "$out" "pid namespace: the host pid does not exist in here ($stood $a)" \
+      "hello names the stand-in on ABI $a" || return 1
+  else
+    assert_not_contains "$out" "$stood" "no stand-in on ABI $a" || return 1
+  fi
 }
 
 tcase "harsh runs on this kernel's Landlock ABI, and explain and create name each stand-in" case_harsh_runs_with_stand_ins
 tcase "a right with no stand-in on this kernel is refused, naming the right and the Linux release" case_no_stand_in_is_refused
-tcase "hello under harsh holds every attempt it makes" case_hello_holds_everything
+tcase "hello under harsh holds every attempt it makes, naming the stand-ins this kernel needs" case_hello_holds_everything
 finish

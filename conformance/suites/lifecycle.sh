@@ -97,6 +97,21 @@ case_kill_all() {
   wait_status "$id" stopped 5
 }
 
+# The container exited and its cgroup went with it (systemd removes a scope's cgroup once it
+# empties, under --systemd-cgroup); containerd's shim still sends kill --all (a pod sandbox that
+# exited): nothing is left to signal, and it succeeds, as runc's does.
+case_kill_all_cgroup_gone() {
+  local b id d
+  b=$(new_bundle b true)
+  id=$(newid gone)
+  start_detached "$b" "$id"
+  wait_status "$id" stopped 5
+  for d in $(cgroup_dirs "$id"); do rmdir "$d"; done
+  assert_eq "" "$(cgroup_dirs "$id")" "the container's cgroup removed"
+  assert_ok rt kill --all "$id" KILL
+  assert_ok rt delete "$id"
+}
+
 case_exits_on_its_own() {
   local b id
   b=$(new_bundle b sh -c 'sleep 0.2; exit 3')
@@ -313,6 +328,7 @@ tcase "kill TERM -> stopped" case_kill_TERM
 tcase "kill 15 -> stopped" case_kill_15
 tcase "kill without a signal sends SIGTERM" case_kill_default_is_term
 tcase "kill --all and -a" case_kill_all
+tcase "kill --all of a stopped container whose cgroup is gone succeeds" case_kill_all_cgroup_gone
 tcase "a process that exits on its own -> stopped" case_exits_on_its_own
 tcase "state pid is 0 once stopped" case_stopped_pid_zero
 tcase "state has ociVersion, id, pid, status, bundle, rootfs, created, owner" case_state_fields

@@ -16,8 +16,9 @@
 # with a control that does), so none of them passes there by accident.
 . "$(dirname "$0")/../lib.sh"
 
-HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
-BASELINE=$SHARNESS_SOURCE_DIR/policies/baseline.json
+# as installed on this host: harsh's exec pin is this host's busybox, the one every bundle holds
+HARSH=$(installed_policies)/harsh.json
+BASELINE=$(installed_policies)/baseline.json
 MiB=1048576
 RT_BASE=("${RT_EXTRA[@]}")
 
@@ -140,7 +141,8 @@ case_memory_control() {
 # three children fit, the fourth child, the fifth process, does not). A failed fork ends busybox
 # sh; its EXIT trap reads pids.events with builtins only (no fork needed).
 
-FORKS='trap '\''while read -r l; do echo "pids.events $l"; done </sys/fs/cgroup/pids/pids.events 2>/dev/null || echo "pids.events missing"'\'' EXIT
+FORKS='ev=/sys/fs/cgroup/pids/pids.events; [ -e $ev ] || ev=/sys/fs/cgroup/pids.events  # v1, pure v2
+trap '\''while read -r l; do echo "pids.events $l"; done <$ev 2>/dev/null || echo "pids.events missing"'\'' EXIT
 grep "Max processes" /proc/self/limits
 n=0; for i in 1 2 3 4 5; do sleep 5 & n=$((n + 1)); echo "started $n"; done; echo "all started"'
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh GUEST: boot the guest once (scripts/vm.sh, building its image if the cache has none) and
 # run every case of conformance/vm/GUEST.list inside it against the host's built binary, shared
-# into the guest with the source tree. Prints the guest's TAP; exit 1 if any case failed, and a
-# failure (never a skip) when qemu or the image cannot be had. CTest: vm.GUEST (vm.cmake).
+# into the guest with the source tree (the KMS suite's binaries, SHARNESS_KMS..., default to the
+# runtime's siblings in the build dir, as CTest sets them for conformance.kms). Prints the guest's
+# TAP; exit 1 if any case failed, and a failure (never a skip) when qemu or the image cannot be
+# had. CTest: vm.GUEST (vm.cmake).
 set -uo pipefail
 guest=${1:?usage: run.sh GUEST}
 : "${SHARNESS_RUNTIME:?set SHARNESS_RUNTIME to the runtime binary under test}"
@@ -21,6 +23,8 @@ cr=$(readlink -f "$cr" 2>/dev/null || echo "$cr")
 case $(dirname "$cr")/ in "$src"/*|"$rtdir"/*) ;; *) [ -d "$(dirname "$cr")" ] && shares+=(--share "$(dirname "$cr")") ;; esac
 "$src/scripts/vm.sh" run --guest "$guest" "${shares[@]}" --timeout "${SHARNESS_VM_TIMEOUT:-2400}" -- \
   env SHARNESS_RUNTIME="$rt" SHARNESS_SOURCE_DIR="$src" CONSOLE_RECEIVER="$cr" \
+  SHARNESS_KMS="${SHARNESS_KMS:-$rtdir/sharness-kms}" SHARNESS_KMS_CLIENT="${SHARNESS_KMS_CLIENT:-$rtdir/sharness-kms-client}" \
+  SHARNESS_KMS_SEAL="${SHARNESS_KMS_SEAL:-$rt}" SHARNESS_WITHOUT_MEMFD_SECRET="${SHARNESS_WITHOUT_MEMFD_SECRET:-$rtdir/without-memfd-secret}" \
   SHARNESS_VERBOSE="${SHARNESS_VERBOSE:-0}" SHARNESS_CASE_TIMEOUT="${SHARNESS_VM_CASE_TIMEOUT:-300}" \
   SHARNESS_RT_TIMEOUT="${SHARNESS_VM_RT_TIMEOUT:-120}" \
   bash "$src/conformance/vm/guest-cases.sh" "$guest" "$list"

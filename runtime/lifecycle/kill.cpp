@@ -57,7 +57,12 @@ Result<void> kill(const Globals& g, const std::string& id, int sig, bool all) {
   auto cg = TRY(cgroup_of(r));
   // A paused container only takes SIGKILL once thawed.
   if (s == Status::paused && sig == SIGKILL) (void)cg.freeze(false);
-  return cg.signal_all(sig);
+  auto sent = cg.signal_all(sig);
+  // A stopped container whose cgroup is gone has nothing left to signal: systemd removes a
+  // scope's cgroup once it empties (--systemd-cgroup), and containerd's shim kills --all a pod
+  // sandbox that exited on its own (as runc, which then succeeds too).
+  if (!sent && s == Status::stopped && sent.error().err == ENOENT) return {};
+  return sent;
 }
 
 Result<void> tear_down(Sidecars sidecars, ContainerDir& dir, const Record& rec, const Teardown& how) {
