@@ -33,7 +33,9 @@ egress_cleanup() {
   [ "${NETNS_DIR_MADE:-0}" = 1 ] && rmdir /etc/netns 2>/dev/null  # only if empty: others may use it
   return 0
 }
-trap '_egress_rc=$?; egress_cleanup; (exit $_egress_rc); _cleanup' EXIT
+# Only the suite's own shell cleans up: bash was seen running this trap in a case's subshell as
+# it exited (a skip's `exit 77`), which removed $TMP under the cases still to come.
+trap '_egress_rc=$?; if [ "$BASHPID" = "$$" ]; then egress_cleanup; (exit $_egress_rc); _cleanup; fi' EXIT
 
 in_door() { ip netns exec "$NS_DOOR" "$@"; }
 
