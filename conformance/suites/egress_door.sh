@@ -538,9 +538,15 @@ case_stops_when_listener_shut() {
   OUT=$(in_door /usr/bin/python3 -c '
 import os, socket, subprocess, sys, time
 door, uid, cfg, log, ca = sys.argv[1:6]
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
-os.dup2(s.fileno(), 3); os.set_inheritable(3, True)
-os.dup2(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 4); os.set_inheritable(4, True)
+def onto(fd, target):  # fd becomes `target` (inherited); nothing else keeps it
+    if fd != target:
+        os.dup2(fd, target)
+        os.close(fd)
+    os.set_inheritable(target, True)
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
+onto(l.detach(), 3)
+onto(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 4)
+s = socket.socket(fileno=os.dup(3))
 p = subprocess.Popen(["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all",
                       "--bounding-set=-all", door, "door", "--config", cfg], pass_fds=(3, 4))
 try:
