@@ -52,10 +52,11 @@ namespace sh::lifecycle {
 
 namespace {
 
-// The initial user namespace maps every id to itself: "0 0 4294967295".
+// The initial user namespace maps every id to itself: "0 0 4294967295". A map it cannot read
+// (no /proc) says no: what needs host root is then refused, never granted on a guess.
 bool in_initial_userns() {
   auto m = read_file("/proc/self/uid_map", 4096);
-  if (!m) return true;
+  if (!m) return false;
   std::string_view v = *m;
   size_t nl = v.find('\n');
   std::string line(v.substr(0, nl));
@@ -246,6 +247,8 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Ru
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
   TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
+  for (const auto& b : ext.bounds)
+    if (b.note == policy::kConfigHeld) log::warn("policy " + p->id + ": " + b.mechanism);
   TRYC("policy " + p->id, policy::require_door(ext.egress));
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
   c.sharness_json = policy::extension_to_json(ext);
