@@ -179,6 +179,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   if (p.landlock_json) landlock.push_back(TRY(oci::parse_landlock(*p.landlock_json, "config.json: process.landlock")));
   if (ctx.policy_landlock) landlock.push_back(*ctx.policy_landlock);
   out.plan = TRY(plan_launch(p, ctx.filters ? *ctx.filters : std::vector<seccomp::Filter>{}, landlock, ctx.preserve_fds));
+  if (ctx.recording) out.plan.recording = *ctx.recording;
   if (c.linux.memory_policy) out.plan.memory_policy = &*c.linux.memory_policy;
   return out;
 }
@@ -187,7 +188,7 @@ Result<Prepared> setup(const InitContext& ctx) {
 Result<void> finish(const InitContext& ctx, const Prepared& prep, int conn) {
   auto msg = TRY(sync::expect(conn, sync::Msg::start, "start command"));
   TRYV(hooks::run(ctx.config->hooks.start_container, "startContainer", msg.payload));
-  return launch(prep.plan);
+  return launch(prep.plan, conn);
 }
 
 [[noreturn]] void die(int fd, const Error& e) {

@@ -4,6 +4,7 @@
 // before anything runs), then drop to the user, set capabilities and no_new_privs, load
 // the filters last, keep only stdio and preserved fds, execve.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct LaunchPlan {
   bool reset_affinity = false;
   std::optional<std::string> final_cpus;
   std::string home_env;                  // "HOME=..." when the env lacks HOME (as runc), else ""
+  // policy learn: the recording filter (runtime/linux/syscall_recorder), loaded after every other
+  // bound; its listener's number is announced on launch()'s `announce` socket first.
+  std::optional<seccomp::Filter> recording;
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`
@@ -53,6 +57,7 @@ Result<void> enter_cwd(const std::string& cwd);
 // Apply the AppArmor profile (onexec), the memory policy and CPU affinity, user, capabilities,
 // no_new_privs, seccomp, fd hygiene, then execve. Returns only on error. The memory policy and
 // affinity come before the filters: a seccomp profile such as Docker's may deny set_mempolicy.
-Result<void> launch(const LaunchPlan& plan);
+// `announce`: the start connection, for a recording run's listener (sync::Msg::listener).
+Result<void> launch(const LaunchPlan& plan, int announce = -1);
 
 }  // namespace sh::lifecycle

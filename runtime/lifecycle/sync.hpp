@@ -19,6 +19,7 @@ enum class Msg : unsigned char {
   ready,           // init -> runtime: set up, waiting on the start barrier
   error,           // either way: payload is the error text; the sender gives up
   start,           // start command -> init: payload: state json for startContainer hooks
+  listener,        // init -> start (policy learn): the recording listener is about to be fd N; payload: N
 };
 
 struct Message {
