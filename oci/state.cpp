@@ -16,13 +16,29 @@ void annotations(json::Writer& w, const State& s) {
 
 }  // namespace
 
-std::string hook_state_json(const State& s) {
-  json::Writer w;
+static void spec_state(json::Writer& w, const State& s) {
   w.begin_object().kv("ociVersion", s.oci_version).kv("id", s.id).kv("status", s.status);
   // The spec has pid only while the process exists (created, running).
   if (s.pid > 0) w.kv("pid", static_cast<long long>(s.pid));
   w.kv("bundle", s.bundle);
   annotations(w, s);
+  w.end_object();
+}
+
+std::string hook_state_json(const State& s) {
+  json::Writer w;
+  spec_state(w, s);
+  return w.str();
+}
+
+std::string container_process_state_json(const State& s, pid_t pid, const std::string& metadata) {
+  json::Writer w;
+  w.begin_object().kv("ociVersion", s.oci_version);
+  w.key("fds").begin_array().string("seccompFd").end_array();
+  w.kv("pid", static_cast<long long>(pid));
+  if (!metadata.empty()) w.kv("metadata", metadata);
+  w.key("state");
+  spec_state(w, s);
   w.end_object();
   return w.str();
 }

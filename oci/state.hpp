@@ -22,6 +22,12 @@ struct State {
 
 // Spec state (hook stdin): ociVersion, id, status, pid, bundle, annotations.
 std::string hook_state_json(const State& s);
+// The container process state a seccomp listener receives with the notify fd (runtime-spec
+// runtime.md "Seccomp notify" / config-linux.md listenerPath): ociVersion, fds (["seccompFd"]:
+// the fd travels as the message's only SCM_RIGHTS fd), pid (the process that loaded the filter,
+// in the runtime's pid namespace), metadata (listenerMetadata; left out when absent or empty,
+// as runc's omitempty), state (the spec state above).
+std::string container_process_state_json(const State& s, pid_t pid, const std::string& metadata);
 // `state` output (pretty, runc's field set).
 std::string state_command_json(const State& s);
 

@@ -404,12 +404,6 @@ Result<void> check_seccomp(const Checker& k, const Seccomp& s) {
     return k.error("linux.seccomp.listenerPath", "required when a rule uses SCMP_ACT_NOTIFY");
   if (s.listener_path && !s.listener_path->empty() && !absolute(*s.listener_path))
     return k.error("linux.seccomp.listenerPath", "must be an absolute path, got " + q(*s.listener_path));
-  // The listener fd is not yet handed to listenerPath: a notifying syscall would only fail
-  // with ENOSYS, so refuse rather than run something else than asked.
-  for (size_t i = 0; i < s.syscalls.size(); ++i)
-    if (s.syscalls[i].action == "SCMP_ACT_NOTIFY")
-      return k.error(idx("linux.seccomp.syscalls", i) + ".action",
-                     "SCMP_ACT_NOTIFY (seccomp user notification to listenerPath) is not supported yet");
   return {};
 }
 

@@ -1,5 +1,7 @@
 #include "spec-mapping/pin.hpp"
 
+#include <algorithm>
+
 #include "spec-mapping/canonical.hpp"
 #include "spec-mapping/policy.hpp"
 
@@ -20,19 +22,27 @@ size_t replace_literal(std::string& text, const std::string& old_sha, const std:
 }  // namespace
 
 Result<Repinned> repin(std::string_view text, const std::string& origin,
-                       const std::function<Result<std::string>(const std::string& path)>& digest) {
+                       const std::function<Result<Pin>(const std::string& path)>& look) {
   Policy before = TRY(parse_policy(text, origin));
   if (!before.exec) return fail(origin + ": exec: absent, so there are no pins to refresh");
   Repinned r;
   r.old_hash = before.hash;
   r.pins = before.exec->size();
   Policy want = before;
-  for (auto& pin : *want.exec) {
-    std::string now = TRY(digest(pin.path));
-    if (now == pin.sha256) continue;
-    r.changes.push_back({pin.path, pin.sha256, now});
-    pin.sha256 = now;
+  std::vector<Pin> pins;
+  for (const auto& pin : *before.exec) {
+    Pin now = TRY(look(pin.path));
+    if (now == pin) {
+      pins.push_back(pin);
+      continue;
+    }
+    r.changes.push_back({pin.path, pin.sha256, now.sha256, now.path == pin.path ? std::string() : now.path});
+    pins.push_back(std::move(now));
   }
+  std::ranges::sort(pins, {}, &Pin::path);
+  auto [first, last] = std::ranges::unique(pins);  // two links to one file: one pin
+  pins.erase(first, last);
+  want.exec = std::move(pins);
   if (r.changes.empty()) {
     r.text = std::string(text);
     r.new_hash = r.old_hash;
@@ -42,7 +52,10 @@ Result<Repinned> repin(std::string_view text, const std::string& origin,
   // written elsewhere (a description), escaped, or shared by pins that now differ, the parse
   // below does not give `want`, and the policy is written from the model instead.
   std::string edited(text);
-  for (const auto& c : r.changes) replace_literal(edited, c.old_sha256, c.new_sha256);
+  for (const auto& c : r.changes) {
+    replace_literal(edited, c.old_sha256, c.new_sha256);
+    if (!c.new_path.empty()) replace_literal(edited, c.path, c.new_path);
+  }
   auto again = parse_policy(edited, origin);
   if (!again || !again->same_rules(want))
     edited = policy_to_json(want, true) + "\n";
@@ -55,7 +68,11 @@ Result<Repinned> repin(std::string_view text, const std::string& origin,
 
 std::string format_changes(const Repinned& r) {
   std::string out;
-  for (const auto& c : r.changes) out += c.path + ": " + c.old_sha256 + " -> " + c.new_sha256 + "\n";
+  for (const auto& c : r.changes) {
+    out += c.path + (c.new_path.empty() ? "" : " -> " + c.new_path) + ": ";
+    out += c.old_sha256 == c.new_sha256 ? "unchanged " + c.new_sha256 : c.old_sha256 + " -> " + c.new_sha256;
+    out += "\n";
+  }
   if (r.changes.empty())
     out += "no pin changed (" + std::to_string(r.pins) + " checked); hash " + r.new_hash + "\n";
   else

@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "spec-mapping/policy.hpp"
 
 namespace sh::policy {
 
 struct PinChange {
   std::string path, old_sha256, new_sha256;
+  std::string new_path;  // the canonical path the pin moved to; empty: it stayed
 };
 
 struct Repinned {
@@ -24,12 +26,15 @@ struct Repinned {
   size_t pins = 0;                 // how many pins the policy has
 };
 
-// `digest(path)` gives the lowercase hex SHA-256 of the file a pin names (or an error naming it).
-// A policy without an exec section is an error: there is nothing to pin.
+// `look(path)` gives the pin of the file a pin names now: its path (the canonical one when a
+// symlink was on the way, which moves the pin) and its lowercase hex SHA-256, or an error naming
+// it. Two pins that come to name one file become one. A policy without an exec section is an
+// error: there is nothing to pin.
 Result<Repinned> repin(std::string_view text, const std::string& origin,
-                       const std::function<Result<std::string>(const std::string& path)>& digest);
+                       const std::function<Result<Pin>(const std::string& path)>& look);
 
-// One line per change: "/bin/busybox: 3d9f... -> 7ae9...", then what the hash became.
+// One line per change: "/bin/busybox: 3d9f... -> 7ae9..." (or "/bin/sh -> /usr/bin/dash: ..."
+// when it moved), then what the hash became.
 std::string format_changes(const Repinned& r);
 
 }  // namespace sh::policy

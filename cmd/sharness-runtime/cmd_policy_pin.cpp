@@ -2,9 +2,10 @@
 // refresh the SHA-256 pins of a policy's exec section from the files a rootfs has now
 // (spec-mapping/pin rewrites the document; runtime/linux/exec_allowlist opens the files safely),
 // and say what changed. The policy goes to FILE, or to stdout; the file given is never edited
-// unless --out names it. With --bundle the rootfs is the bundle's and a symlink anywhere on a
-// pin's path is refused, as create refuses it; --rootfs (an install step pinning the host's own
-// build: `--rootfs /`) resolves symlinks on the way inside that root, never out of it.
+// unless --out names it. With --bundle the rootfs is the bundle's, and a pin with a symlink on
+// its way (Debian 12's /bin -> usr/bin) moves to the canonical path resolved inside the rootfs,
+// the path create checks; --rootfs (an install step pinning the host's own build for busybox
+// bundles: `--rootfs /`) resolves symlinks inside that root, never out of it, and keeps the path.
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -29,10 +30,10 @@ Result<int> cmd_policy_pin(const Args& args, size_t from) {
   else rootfs = p.get("rootfs");
   Fd root(::open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root) return sys_error("policy pin: rootfs " + rootfs);
-  const bool follow = p.has("rootfs");
+  const auto symlinks = p.has("rootfs") ? exec_allowlist::Symlinks::follow : exec_allowlist::Symlinks::canonicalize;
   std::string text = TRY(read_file(file, 1u << 20));
-  auto r = TRY(policy::repin(text, file, [&](const std::string& path) -> Result<std::string> {
-    return TRYC("policy pin: rootfs " + rootfs, exec_allowlist::hash_in_root(root.get(), path, follow));
+  auto r = TRY(policy::repin(text, file, [&](const std::string& path) -> Result<policy::Pin> {
+    return TRYC("policy pin: rootfs " + rootfs, exec_allowlist::hash_in_root(root.get(), path, symlinks));
   }));
   std::string report = policy::format_changes(r);
   if (!p.has("out")) {

@@ -556,4 +556,50 @@ tcase "exec allowlist: the pin cache reuses a digest only for the unchanged file
 tcase "harsh refusing the container's own process: the user reads exec EACCES and why" case_harsh_refused_process_says_why
 tcase "features and policy explain report the Landlock ABI and each rule class" case_reported
 tcase "harsh runs the busybox-static workload and denies a file outside its rules" case_harsh_runs_busybox
+
+# ---------------------------------------------------------------------------------------------
+# Pins on a Debian 12 rootfs, where /bin -> usr/bin (the cached tree of `scripts/rootfs.sh
+# workloads`, used read-only: the bundle's root.path, "readonly": true).
+
+case_pins_usr_merged() {
+  known_fail runc crun
+  local root b p p2 id zero
+  root=$("$SHARNESS_SOURCE_DIR/scripts/rootfs.sh" workloads) || { fail "scripts/rootfs.sh workloads failed"; return 1; }
+  [ -L "$root/bin" ] || { fail "$root/bin is not a symlink"; return 1; }
+  b=$(new_bundle b /bin/sh -c 'echo "sh ran"; /bin/cat /etc/hostname; echo "cat $?"') || return 1
+  cfg "$b" '.root = {"path": $r, "readonly": true}' --arg r "$root"
+  zero=$(printf '0%.0s' {1..64})
+  # harsh, its pins as a user would first write them: through /bin and /lib64, both links (and
+  # without its "/bin" read_dir rule: a rule path is refused through a link too).
+  p=$CASEDIR/ll-merged.json
+  jq --arg z "$zero" '.id = "ll-merged" | .exec = [{"path": "/bin/sh", "sha256": $z},
+      {"path": "/lib64/ld-linux-x86-64.so.2", "sha256": $z}]
+    | .files["/usr/lib"] = ["read_file", "read_dir"] | del(.files["/bin"])' "$HARSH" >"$p"
+  # Control: create refuses a pin with a link on its way, naming the file to pin and how.
+  with_policy "$p"
+  id=$(newid linked)
+  create_in "$b" "$id"
+  assert_ne 0 "$RC" "create with /bin/sh pinned through /bin -> usr/bin" || return 1
+  assert_contains "$ERR" "exec allowlist: /bin/sh: a symlink is on the way; its canonical path is /usr/bin/dash" || return 1
+  assert_contains "$ERR" "policy pin --bundle" "the command to run" || return 1
+  assert_nothing_left "$id" || return 1
+  # policy pin moves each pin to its canonical path, resolved inside the rootfs, and hashes it.
+  p2=$CASEDIR/ll-merged-pinned.json
+  assert_ok rt policy pin --bundle "$b" "$p" --out "$p2" || return 1
+  assert_contains "$CMD_OUT" "/bin/sh -> /usr/bin/dash: $zero -> $(sha "$root/usr/bin/dash")" || return 1
+  assert_contains "$CMD_OUT" "/lib64/ld-linux-x86-64.so.2 -> /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2:" || return 1
+  assert_eq '["/usr/bin/dash","/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"]' "$(jq -c '[.exec[].path]' "$p2")" \
+    "the repinned paths" || return 1
+  # Pinned again: nothing changes.
+  assert_ok rt policy pin --bundle "$b" "$p2" --out "$CASEDIR/again.json" || return 1
+  assert_contains "$CMD_OUT" "no pin changed (2 checked)" || return 1
+  # The pinned shell runs through its link (/bin/sh), Landlock's execute right being on the inode;
+  # cat, not pinned, does not (the allowlist still holds, for a file behind the same link).
+  run_policy "$p2" "$b"
+  assert_rc 0 || return 1
+  assert_line "$OUT" '^sh ran$' "/bin/sh (pinned as /usr/bin/dash) ran" || return 1
+  assert_line "$OUT" '^cat 126$' "/bin/cat, not pinned" || return 1
+  assert_contains "$ERR" "Permission denied" "cat's exec refused" || return 1
+}
+tcase "policy pin on a /bin -> usr/bin rootfs: canonical pins, the program runs through its link" case_pins_usr_merged
 finish

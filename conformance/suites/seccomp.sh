@@ -12,6 +12,99 @@ seccomp() {
                               \"syscalls\": $2}"
 }
 
+# --- seccomp notify (listenerPath): the fd and the container process state reach a listener
+# (conformance/tools/seccomp_listener.c), which answers mkdir with EXDEV (18).
+
+LISTENER_PID=""
+stop_listener() {
+  [ -n "$LISTENER_PID" ] || return 0
+  kill "$LISTENER_PID" 2>/dev/null || true
+  wait "$LISTENER_PID" 2>/dev/null || true
+  LISTENER_PID=""
+}
+
+# start_listener: the listener on $CASEDIR/l.sock, writing into $CASEDIR/l/.
+start_listener() {
+  local tool
+  tool=$(static_tool seccomp_listener.c)
+  mkdir -p "$CASEDIR/l"
+  "$tool" "$CASEDIR/l.sock" "$CASEDIR/l" 18 >"$CASEDIR/l.log" 2>&1 &
+  LISTENER_PID=$!
+  trap stop_listener EXIT
+  wait_file "$CASEDIR/l/ready.0"
+}
+
+# notify BUNDLE: mkdir notifies the listener on $CASEDIR/l.sock.
+notify() {
+  cfg "$1" ".linux.seccomp = {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"architectures\": $ARCHES,
+                              \"listenerPath\": \$sock, \"listenerMetadata\": \"conformance-meta\",
+                              \"syscalls\": [{\"names\": [\"mkdir\", \"mkdirat\"], \"action\": \"SCMP_ACT_NOTIFY\"}]}" \
+    --arg sock "$CASEDIR/l.sock"
+}
+
+case_notify_listener() {
+  local b id st
+  start_listener
+  b=$(new_bundle b mkdir /tmp/d)  # init itself makes the call: its pid is the state's
+  # Control: without the notify rule mkdir succeeds.
+  run_in "$b"
+  assert_rc 0 "mkdir without a listener rule"
+  [ -d "$b/rootfs/tmp/d" ] || fail "control: /tmp/d was not made"
+  rmdir "$b/rootfs/tmp/d"
+  notify "$b"
+  id=$(newid n)
+  run_in "$b" "$id"
+  assert_ne 0 "$RC" "mkdir answered by the listener"
+  assert_contains "$ERR" "cross-device" "the listener's errno (EXDEV) seen inside"
+  [ ! -e "$b/rootfs/tmp/d" ] || fail "/tmp/d was made: the listener did not answer"
+  # The state, exactly in the runtime-spec's format, and one fd with it.
+  st=$CASEDIR/l/state.1.json
+  [ -s "$st" ] || fail "the listener got no state"
+  assert_eq 1 "$(<"$CASEDIR/l/fds.1")" "fds passed with the state"
+  assert_eq '["seccompFd"]' "$(jq -c .fds "$st")" "fds"
+  assert_eq conformance-meta "$(jq -r .metadata "$st")" "metadata"
+  assert_eq "$id" "$(jq -r .state.id "$st")" "state.id"
+  assert_match "$(jq -r .ociVersion "$st")" '^1\.' "ociVersion"
+  assert_match "$(jq -r .pid "$st")" '^[1-9][0-9]*$' "pid"
+  assert_eq "$(jq -r .pid "$st")" "$(jq -r .state.pid "$st")" "init's pid is the state's pid"
+  assert_eq "$(cd "$b" && pwd -P)" "$(cd "$(jq -r .state.bundle "$st")" && pwd -P)" "state.bundle"
+  # The notification came from that process (its pid, as the listener sees it), for mkdir (83).
+  assert_line "$(<"$CASEDIR/l/notifications")" "^$(jq -r .pid "$st") 83$" "the notification's pid and syscall"
+  # features says so (Docker and CRI-O read it).
+  assert_contains "$(rt features | jq -c .linux.seccomp.actions)" '"SCMP_ACT_NOTIFY"' "features lists the action"
+}
+
+case_notify_exec() {
+  local b id st
+  start_listener
+  b=$(new_bundle b sleep 30)
+  notify "$b"
+  id=$(newid n)
+  start_detached "$b" "$id"
+  wait_status "$id" running
+  assert_fail rt exec "$id" mkdir /tmp/e
+  assert_contains "$CMD_OUT" "cross-device" "the listener's errno (EXDEV) seen by the exec'd mkdir"
+  st=$CASEDIR/l/state.2.json
+  [ -s "$st" ] || fail "the exec'd process's fd did not reach the listener"
+  assert_eq '["seccompFd"]' "$(jq -c .fds "$st")" "fds"
+  assert_eq running "$(jq -r .state.status "$st")" "state.status at exec"
+  assert_eq "$(pid_of "$id")" "$(jq -r .state.pid "$st")" "state.pid is init's"
+  assert_ne "$(jq -r .state.pid "$st")" "$(jq -r .pid "$st")" "pid is the exec'd process's"
+  # Control: a command without mkdir runs.
+  assert_ok rt exec "$id" true
+}
+
+case_notify_unreachable() {
+  local b out
+  b=$(new_bundle b sh -c 'echo ran')
+  notify "$b"
+  # Nothing listens: the process must not run with notifications nobody can answer.
+  run_in "$b"
+  assert_ne 0 "$RC" "run with an unreachable listenerPath"
+  assert_not_contains "$OUT" ran "the program"
+  assert_contains "$ERR" "l.sock" "the error names the listener path"
+}
+
 case_errno_eperm() {
   local b
   b=$(new_bundle b sh -c 'mkdir /tmp/d && echo made || echo refused; : > /tmp/f && echo touched')
@@ -256,4 +349,7 @@ tcase "cache: a world-writable entry is not used" case_cache_world_writable
 tcase "cache: an entry not owned by root is not used" case_cache_not_ours
 tcase "cache: a symlinked cache dir is not used" case_cache_dir_symlink
 tcase "cache: seccompCache false in the runtime config" case_cache_off
+tcase "notify: listenerPath gets the fd and the state, the listener answers" case_notify_listener
+tcase "notify: an exec'd process's fd reaches the listener" case_notify_exec
+tcase "notify: an unreachable listenerPath fails the run" case_notify_unreachable
 finish

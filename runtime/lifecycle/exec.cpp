@@ -24,6 +24,7 @@
 #include "runtime/lifecycle/preserved_fds.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/process_launch.hpp"
+#include "runtime/lifecycle/seccomp_listener.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/capabilities.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -105,6 +106,7 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
       landlock.push_back(TRY(block(*p.landlock_json)));
     if (ext && ext->landlock) landlock.push_back(*ext->landlock);
     auto plan = TRY(plan_launch(p, filters, landlock, o.preserve_fds));
+    plan.notify_sink = sock;  // our runtime hands a seccomp notify fd to listenerPath
     if (c.linux.memory_policy) plan.memory_policy = &*c.linux.memory_policy;
     if (auto& a = p.exec_cpu_affinity) {
       plan.final_cpus = a->final_cpus;
@@ -249,7 +251,9 @@ Result<int> exec(const Globals& g, const ExecOptions& o) {
   if (!cg_dir && has_cgroup)
     if (auto r = cg.add_pid(l.pid, /*except_v1=*/true); !r) return abort_child(std::move(r.error()).context("cgroup " + cgpath));
   if (auto r = sync::send(parent_sock.get(), sync::Msg::go); !r) return abort_child(r.error());
-  auto m = sync::recv(parent_sock.get());
+  auto m = recv_serving_listener(parent_sock.get(), [&]() -> Result<ListenerTarget> {
+    return listener_of(c, to_state(rec, Status::running), l.pid);
+  });
   if (!m) return abort_child(m.error());
   if (*m) {
     int status;

@@ -185,10 +185,11 @@ Result<Prepared> setup(const InitContext& ctx) {
 }
 
 // After the start barrier: the last bounds, applied from above, then execve.
-Result<void> finish(const InitContext& ctx, const Prepared& prep, int conn) {
+Result<void> finish(const InitContext& ctx, Prepared& prep, int conn) {
   auto msg = TRY(sync::expect(conn, sync::Msg::start, "start command"));
   TRYV(hooks::run(ctx.config->hooks.start_container, "startContainer", msg.payload));
-  return launch(prep.plan, conn);
+  prep.plan.notify_sink = conn;  // `start` hands a seccomp notify fd to listenerPath
+  return launch(prep.plan);
 }
 
 [[noreturn]] void die(int fd, const Error& e) {

@@ -112,7 +112,8 @@ Result<LearnRun> learn_run(const Globals& g, const LearnOptions& lo) {
   if (!root) return sys_error("policy learn: rootfs " + made.rec.rootfs);
   for (const auto& path : out.trace.execs)
     out.sha256[path] = TRYC("policy learn: pin what the run executed (a pin names a file of the bundle's rootfs)",
-                            exec_allowlist::hash_in_root(root.get(), path, false));
+                            exec_allowlist::hash_in_root(root.get(), path, exec_allowlist::Symlinks::refuse))
+                           .sha256;
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "runtime/linux/seccomp_cache.hpp"
 #include "runtime/linux/syscall_recorder.hpp"
 #include "runtime/lifecycle/sync.hpp"
+#include "runtime/lifecycle/seccomp_listener.hpp"
 
 namespace sh::lifecycle {
 
@@ -165,7 +166,7 @@ Result<void> load_recording(const seccomp::Filter& f, int announce) {
 }
 }  // namespace
 
-Result<void> launch(const LaunchPlan& plan, int announce) {
+Result<void> launch(const LaunchPlan& plan) {
   const oci::Process& p = *plan.process;
   // First: before no_new_privs (AppArmor refuses a transition under it from a confined
   // caller), the user change and any filter; the kernel switches at our execve.
@@ -176,8 +177,9 @@ Result<void> launch(const LaunchPlan& plan, int announce) {
   // Without no_new_privs both need CAP_SYS_ADMIN: apply them while we have it.
   auto restrict_and_filter = [&]() -> Result<void> {
     for (auto& rs : plan.landlock) TRYV(landlock::restrict_self(rs.get()));
-    for (auto& f : plan.filters) TRY(f.load());
-    if (plan.recording) TRYV(load_recording(*plan.recording, announce));
+    for (auto& f : plan.filters)
+      if (Fd notify = TRY(f.load())) TRYV(hand_notify_fd(plan.notify_sink, notify.get()));
+    if (plan.recording) TRYV(load_recording(*plan.recording, plan.notify_sink));
     return {};
   };
   if (plan.memory_policy) TRYV(procattr::apply_memory_policy(*plan.memory_policy));

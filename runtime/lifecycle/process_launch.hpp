@@ -30,8 +30,11 @@ struct LaunchPlan {
   bool reset_affinity = false;
   std::optional<std::string> final_cpus;
   std::string home_env;                  // "HOME=..." when the env lacks HOME (as runc), else ""
+  // The socket to the runtime command that hands a seccomp notify fd to listenerPath
+  // (seccomp_listener.hpp): init's start connection, or exec's sync socket.
+  int notify_sink = -1;
   // policy learn: the recording filter (runtime/linux/syscall_recorder), loaded after every other
-  // bound; its listener's number is announced on launch()'s `announce` socket first.
+  // bound; its listener's number is announced on `notify_sink` first.
   std::optional<seccomp::Filter> recording;
 };
 
@@ -57,7 +60,6 @@ Result<void> enter_cwd(const std::string& cwd);
 // Apply the AppArmor profile (onexec), the memory policy and CPU affinity, user, capabilities,
 // no_new_privs, seccomp, fd hygiene, then execve. Returns only on error. The memory policy and
 // affinity come before the filters: a seccomp profile such as Docker's may deny set_mempolicy.
-// `announce`: the start connection, for a recording run's listener (sync::Msg::listener).
-Result<void> launch(const LaunchPlan& plan, int announce = -1);
+Result<void> launch(const LaunchPlan& plan);
 
 }  // namespace sh::lifecycle

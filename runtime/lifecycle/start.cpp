@@ -12,6 +12,7 @@
 #include "oci/spec13.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
+#include "runtime/lifecycle/seccomp_listener.hpp"
 #include "runtime/lifecycle/state_rules.hpp"
 #include "runtime/lifecycle/sync.hpp"
 #include "runtime/linux/proc_info.hpp"
@@ -40,10 +41,13 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
   ::unlinkat(dir.fd(), "start.sock", 0);
   TRYV(sync::send(sock.get(), sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
   fault::point("start.sent");
-  // init closes the socket by exec'ing (CLOEXEC); anything it sends is an error, but for a
-  // recording run's announcement of its listener, which the recorder takes before init goes on.
+  // init closes the socket by exec'ing (CLOEXEC); anything it sends but a seccomp notify fd
+  // on the way (for listenerPath, named by the saved config) is an error, and but a recording
+  // run's announcement of its listener, which the recorder takes before init goes on.
   for (;;) {
-    auto m = TRY(sync::recv(sock.get()));
+    auto m = TRY(recv_serving_listener(sock.get(), [&]() -> Result<ListenerTarget> {
+      return listener_of(TRY(load_saved_config(dir)), to_state(rec, Status::created), rec.pid);
+    }));
     if (!m || !learning || m->type != sync::Msg::listener) return m;
     if (auto r = (*learning)(m->payload); !r) {
       stop_init(rec);

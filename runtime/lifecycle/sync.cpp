@@ -40,6 +40,8 @@ Result<void> send(int fd, Msg type, std::string_view payload) {
   }
 }
 
+Result<void> send_with_fd(int sock, Msg type, int fd) { return send_fd(sock, fd, std::string(1, char(type))); }
+
 Result<std::optional<Message>> recv(int fd) {
   // Peek the datagram size first so any payload size fits.
   char probe;
@@ -51,12 +53,17 @@ Result<std::optional<Message>> recv(int fd) {
     return sys_error("sync recv");
   }
   if (len == 0) return std::optional<Message>();
+  if (Msg(probe) == Msg::seccomp_fd) {
+    std::string payload;
+    Fd passed = TRYC("sync recv", recv_fd(fd, &payload));
+    return std::optional<Message>(Message{Msg::seccomp_fd, payload.substr(1), std::move(passed)});
+  }
   std::vector<char> buf(static_cast<size_t>(len));
   ssize_t n;
   do n = ::recv(fd, buf.data(), buf.size(), 0);
   while (n < 0 && errno == EINTR);
   if (n <= 0) return sys_error("sync recv");
-  Message m{Msg(buf[0]), std::string(buf.data() + 1, size_t(n) - 1)};
+  Message m{Msg(buf[0]), std::string(buf.data() + 1, size_t(n) - 1), Fd{}};
   return std::optional<Message>(std::move(m));
 }
 

@@ -19,12 +19,15 @@ enum class Msg : unsigned char {
   ready,           // init -> runtime: set up, waiting on the start barrier
   error,           // either way: payload is the error text; the sender gives up
   start,           // start command -> init: payload: state json for startContainer hooks
+  seccomp_fd,      // init or exec -> its runtime: SCM_RIGHTS carries the seccomp notify fd
+  seccomp_done,    // runtime -> init or exec: the fd reached listenerPath, go on to execve
   listener,        // init -> start (policy learn): the recording listener is about to be fd N; payload: N
 };
 
 struct Message {
   Msg type;
   std::string payload;
+  Fd fd;  // the fd a seccomp_fd message carries
 };
 
 // An error's text is cut to kMaxErrorText bytes (it may embed a config value of any size,
@@ -34,6 +37,8 @@ Result<void> send(int fd, Msg type, std::string_view payload = {});
 // `text` cut to at most `max` bytes (its start and its last 256 bytes, on UTF-8 boundaries),
 // saying how long it was.
 std::string truncate_text(std::string_view text, size_t max);
+// A message whose SCM_RIGHTS carries `fd` (seccomp_fd).
+Result<void> send_with_fd(int sock, Msg type, int fd);
 // nullopt on EOF (the peer closed: for init after a successful execve).
 Result<std::optional<Message>> recv(int fd);
 // recv() that insists on `want`; an error message becomes an Error carrying its text.

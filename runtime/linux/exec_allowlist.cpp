@@ -29,13 +29,22 @@ Result<void> bind_readonly(int fd, int target, const std::string& path) {
   return {};
 }
 
+// What create and `policy pin` say of a pin with a symlink on its way: where it leads inside
+// the root, and how to pin that file (a reviewer sees the real file; exec through the link
+// still works, since Landlock's execute right is on the inode).
+std::string symlink_on_the_way(int root, const std::string& path) {
+  auto resolved = rootfs::resolve_in_root(root, path);
+  std::string where = resolved ? "; its canonical path is /" + resolved->rel : std::string();
+  return "a symlink is on the way" + where + " (pin the file itself, by its canonical path: " + kRepinCommand + ")";
+}
+
 Result<void> pin_one(int root, const policy::Pin& pin, std::span<const Hashed> known) {
   const std::string what = "exec allowlist: " + pin.path;
   auto opened = rootfs::open_in_root(root, pin.path, O_RDONLY | O_NOCTTY | O_NONBLOCK, RESOLVE_NO_SYMLINKS);
   if (!opened) {
     int e = opened.error().err;
     if (e == ENOENT) return fail(what + ": not found in the container");
-    if (e == ELOOP) return fail(what + ": a symlink is on the way (pin the file itself, by its canonical path)");
+    if (e == ELOOP) return fail(what + ": " + symlink_on_the_way(root, pin.path));
     return fail(std::move(opened.error()).context(what));
   }
   Fd fd = std::move(*opened);
@@ -63,13 +72,21 @@ Result<void> pin_one(int root, const policy::Pin& pin, std::span<const Hashed> k
 
 Result<std::string> sha256_fd(int fd, const std::string& what) { return sha256_hex_fd(fd, what); }
 
-Result<std::string> hash_in_root(int root, const std::string& path, bool symlinks_on_the_way) {
+Result<policy::Pin> hash_in_root(int root, const std::string& path, Symlinks symlinks) {
   const std::string what = "exec allowlist: " + path;
-  auto opened = rootfs::open_in_root(root, path, O_PATH | O_NOFOLLOW, symlinks_on_the_way ? 0 : RESOLVE_NO_SYMLINKS);
+  policy::Pin found{path, {}};
+  if (symlinks == Symlinks::canonicalize) {
+    auto resolved = rootfs::resolve_in_root(root, path);
+    if (!resolved && resolved.error().err == ENOENT) return fail(what + ": not found in the rootfs");
+    if (!resolved) return fail(std::move(resolved.error()).context(what));
+    found.path = "/" + resolved->rel;
+  }
+  const uint64_t resolve = symlinks == Symlinks::follow ? 0 : RESOLVE_NO_SYMLINKS;
+  auto opened = rootfs::open_in_root(root, found.path, O_PATH | O_NOFOLLOW, resolve);
   if (!opened) {
     int e = opened.error().err;
     if (e == ENOENT) return fail(what + ": not found in the rootfs");
-    if (e == ELOOP) return fail(what + ": a symlink is on the way (pin the file itself, by its canonical path)");
+    if (e == ELOOP) return fail(what + ": " + symlink_on_the_way(root, path));
     return fail(std::move(opened.error()).context(what));
   }
   struct stat st;
@@ -81,7 +98,8 @@ Result<std::string> hash_in_root(int root, const std::string& path, bool symlink
   struct stat now;
   if (::fstat(fd.get(), &now) < 0) return sys_error(what + ": stat");
   if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) return fail(what + ": changed while it was being opened");
-  return sha256_fd(fd.get(), what);
+  found.sha256 = TRY(sha256_fd(fd.get(), what));
+  return found;
 }
 
 bool same_object(const struct stat& st, const Hashed& h) {

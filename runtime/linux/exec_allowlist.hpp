@@ -33,12 +33,19 @@ struct Hashed {
 // Whether `st` is the object `h` describes, unchanged.
 bool same_object(const struct stat& st, const Hashed& h);
 
-// `policy pin`: the SHA-256 of the regular file `path` names inside the directory `root` (an
-// O_PATH fd). Resolved with openat2 RESOLVE_IN_ROOT (no escape, no magic links) and O_NOFOLLOW;
-// with `symlinks_on_the_way` false also RESOLVE_NO_SYMLINKS, exactly as create resolves a pin.
+// How `policy pin` treats a symlink on the way to a pin (docs/policy.md "Refreshing pins").
+enum class Symlinks {
+  refuse,        // exactly as create resolves a pin (RESOLVE_NO_SYMLINKS)
+  follow,        // resolved inside the root, the pin keeps its path (`--rootfs /`: the host's build)
+  canonicalize,  // resolved inside the root, the pin moves to the canonical path (`--bundle`)
+};
+
+// `policy pin`: the pin (its path, or its canonical path with Symlinks::canonicalize, and the
+// SHA-256) of the regular file `path` names inside the directory `root` (an
+// O_PATH fd). Resolved with openat2 RESOLVE_IN_ROOT (no escape, no magic links) and O_NOFOLLOW.
 // The file is opened O_PATH first (a FIFO or device named like a pin is never opened), then
 // reopened for reading and checked to be the same inode. Errors name the path as pin_all's do.
-Result<std::string> hash_in_root(int root, const std::string& path, bool symlinks_on_the_way);
+Result<policy::Pin> hash_in_root(int root, const std::string& path, Symlinks symlinks);
 
 // The command that refreshes a stale pin, for the error that reports one.
 inline constexpr const char* kRepinCommand = "sharness-runtime policy pin --bundle BUNDLE POLICY.json --out POLICY.json";

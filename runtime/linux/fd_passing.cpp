@@ -1,11 +1,24 @@
 #include "runtime/linux/fd_passing.hpp"
 
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cerrno>
 #include <cstring>
 
 namespace sh::fd_passing {
+
+Result<Fd> connect_unix(const std::string& path, const std::string& what) {
+  Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s) return sys_error(what + ": socket");
+  struct sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) return fail(what + " " + path + ": path too long");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
+    return sys_error("connect " + what + " " + path);
+  return s;
+}
 
 Result<void> send_fd(int sock, int fd, std::string_view payload) {
   std::string data(payload.empty() ? std::string_view("x") : payload);

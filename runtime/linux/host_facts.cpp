@@ -75,8 +75,7 @@ Facts::Seccomp seccomp_detail() {
   s.api = ::seccomp_api_get();
   const std::pair<const char*, unsigned> actions[] = {
       {"SCMP_ACT_ALLOW", 1}, {"SCMP_ACT_ERRNO", 1}, {"SCMP_ACT_KILL", 1}, {"SCMP_ACT_KILL_PROCESS", 3},
-      // Not SCMP_ACT_NOTIFY: create refuses it until the listener fd reaches listenerPath.
-      {"SCMP_ACT_KILL_THREAD", 1}, {"SCMP_ACT_LOG", 3}, {"SCMP_ACT_TRACE", 1},
+      {"SCMP_ACT_KILL_THREAD", 1}, {"SCMP_ACT_LOG", 3}, {"SCMP_ACT_NOTIFY", 5}, {"SCMP_ACT_TRACE", 1},
       {"SCMP_ACT_TRAP", 1},
   };
   for (const auto& [name, level] : actions)

@@ -79,7 +79,7 @@ Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOp
 
     // One component, no "/" and not "..": openat cannot leave `cur` (a verified dir).
     int fd = ::openat(cur.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) {
+    if (fd < 0 && errno == ENOENT && o.create) {
       if (++retries > 1000) return fail("mkdir " + here + ": keeps changing under us");
       TRYV(create_component(cur.get(), name, last && o.leaf == Leaf::file, o.dir_mode, here));
       todo.push_front(std::move(name));  // look it up again: it may be a racing symlink now
@@ -175,6 +175,12 @@ Result<Canonical> canonical_in_root(int root_fd, std::string_view path, bool fol
     out.exists = ::fstat(cur.get(), &out.st) == 0;
   }
   return out;
+}
+
+Result<Resolved> resolve_in_root(int root_fd, std::string_view path) {
+  MkdirOptions o;
+  o.create = false;
+  return mkdir_in_root(root_fd, path, o);
 }
 
 std::string fd_path(int fd) { return "/proc/thread-self/fd/" + std::to_string(fd); }

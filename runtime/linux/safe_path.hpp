@@ -29,6 +29,7 @@ struct MkdirOptions {
   Leaf leaf = Leaf::dir;          // what to create at the end of the path if it is missing
   mode_t dir_mode = 0755;
   bool refuse_symlinks = false;   // any symlink on the way is an error (proc, sysfs targets)
+  bool create = true;             // false: a missing component is ENOENT (resolve_in_root)
 };
 
 struct Resolved {
@@ -39,6 +40,9 @@ struct Resolved {
 // mkdir -p `path` inside the root: create what is missing (dirs, and the leaf as a dir
 // or an empty file), resolving symlinks inside the root, and return the leaf.
 Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOptions& o = {});
+// The same walk creating nothing: the canonical path of what `path` names inside the root (every
+// symlink expanded inside it, as RESOLVE_IN_ROOT would), and an O_PATH fd of it.
+Result<Resolved> resolve_in_root(int root_fd, std::string_view path);
 
 // The canonical path of `path` inside the root (every symlink expanded as if the root were "/",
 // ".." never above it), and what is there: `policy learn` names a file the way create's pins and

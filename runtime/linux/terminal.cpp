@@ -54,17 +54,7 @@ Result<void> bind_console(int peer) {
 
 }  // namespace
 
-Result<Fd> connect_console_socket(const std::string& path) {
-  Fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s) return sys_error("console socket");
-  struct sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return fail("console socket " + path + ": path too long");
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0)
-    return sys_error("connect console socket " + path);
-  return s;
-}
+Result<Fd> connect_console_socket(const std::string& path) { return fd_passing::connect_unix(path, "console socket"); }
 
 Result<void> setup_console(int console_sock, const std::optional<oci::ConsoleSize>& size, bool bind_dev_console) {
   Fd master(::open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW));

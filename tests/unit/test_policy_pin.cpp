@@ -23,10 +23,10 @@ std::string doc(const std::string& busybox, const std::string& sh, const std::st
 }
 
 auto from(std::map<std::string, std::string> files) {
-  return [files](const std::string& path) -> Result<std::string> {
+  return [files](const std::string& path) -> Result<Pin> {
     auto it = files.find(path);
     if (it == files.end()) return fail("exec allowlist: " + path + ": not found in the rootfs");
-    return it->second;
+    return Pin{path, it->second};
   };
 }
 }  // namespace
@@ -93,4 +93,44 @@ BOOST_AUTO_TEST_CASE(errors_name_the_file_and_the_pin) {
   auto bad = repin(R"({"id": "t", "version": 1, "exec": [{"path": "/bin/sh"}]})", "t.json", from({}));
   BOOST_REQUIRE(!bad);
   BOOST_TEST(bad.error().what().find("t.json: exec[0].sha256") != std::string::npos);
+}
+
+// Debian 12's /bin -> usr/bin: the lookup resolved inside the rootfs says where the file is.
+auto moved(std::map<std::string, Pin> files) {
+  return [files](const std::string& path) -> Result<Pin> {
+    auto it = files.find(path);
+    if (it == files.end()) return fail("exec allowlist: " + path + ": not found in the rootfs");
+    return it->second;
+  };
+}
+
+BOOST_AUTO_TEST_CASE(symlinked_pin_moves_to_its_canonical_path) {
+  auto r = repin(doc(A, B), "t.json",
+                 moved({{"/bin/busybox", {"/usr/bin/busybox", A}}, {"/bin/sh", {"/bin/sh", C}}}));
+  BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().what()));
+  auto p = parse_policy(r->text);
+  BOOST_REQUIRE(p);
+  BOOST_REQUIRE(p->exec->size() == 2u);
+  BOOST_TEST((*p->exec)[0].path == "/bin/sh");
+  BOOST_TEST((*p->exec)[0].sha256 == C);
+  BOOST_TEST((*p->exec)[1].path == "/usr/bin/busybox");
+  BOOST_TEST((*p->exec)[1].sha256 == A);
+  BOOST_TEST(r->text.find("\"/usr/bin/busybox\"") != std::string::npos);  // edited in place
+  BOOST_TEST(r->text.find("128MiB") != std::string::npos);
+  auto report = format_changes(*r);
+  BOOST_TEST(report.find("/bin/busybox -> /usr/bin/busybox: unchanged " + A + "\n") != std::string::npos);
+  BOOST_TEST(report.find("/bin/sh: " + B + " -> " + C + "\n") != std::string::npos);
+  BOOST_TEST(r->new_hash == p->hash);
+}
+
+BOOST_AUTO_TEST_CASE(two_links_to_one_file_become_one_pin) {
+  // /bin/busybox and /bin/sh both lead to /usr/bin/busybox: one pin is left.
+  auto r = repin(doc(A, A), "t.json",
+                 moved({{"/bin/busybox", {"/usr/bin/busybox", A}}, {"/bin/sh", {"/usr/bin/busybox", A}}}));
+  BOOST_REQUIRE_MESSAGE(r, (r ? "" : r.error().what()));
+  auto p = parse_policy(r->text);
+  BOOST_REQUIRE(p);
+  BOOST_REQUIRE(p->exec->size() == 1u);
+  BOOST_TEST((*p->exec)[0].path == "/usr/bin/busybox");
+  BOOST_TEST(r->changes.size() == 2u);
 }
