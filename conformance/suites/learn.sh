@@ -224,4 +224,48 @@ case_failing_run() {
 }
 tcase "a failing run teaches nothing: no policy is written" case_failing_run
 
+# hello_row TABLE ATTEMPT_PREFIX: the outcome and "stopped by" columns of that row.
+hello_row() { grep -F -- "$2" <<<"$1" | head -1 | cut -c53-; }
+
+case_hello_python3() {
+  known_fail runc crun
+  local out rc row a
+  without_policy
+  rc=0
+  rt hello --workload python3 --rootfs "$WL" >"$CASEDIR/hello.out" 2>&1 || rc=$?
+  out=$(<"$CASEDIR/hello.out")
+  echo "$out"
+  assert_contains "$out" "policy python3 (hash"
+  assert_match "$out" "16 attempts held"
+  for a in "read /etc/shadow|Landlock" "read a file outside the rules|Landlock: no files rule covers /var/lib/dpkg" \
+           "write outside the workspace (/srv|read-only bind mount" "write outside the workspace (/etc)|read-only root" \
+           "run /bin/sh through subprocess|seccomp: vfork()/clone() not allowed" \
+           "os.execv a file dropped in /tmp|exec allowlist" "open a socket|seccomp: socket() not allowed" \
+           "signal the host|seccomp: kill() not allowed" "fork past the pids limit|seccomp: clone() not allowed" \
+           "allocate 400 MiB|RLIMIT_AS 128 MiB" "call ptrace()|seccomp: ptrace() not allowed" \
+           "call bpf()|seccomp: bpf() not allowed" "call keyctl()|seccomp: keyctl() not allowed" \
+           "call io_uring_setup()|seccomp: io_uring_setup() not allowed" \
+           "call userfaultfd()|seccomp: userfaultfd() not allowed"; do
+    row=$(hello_row "$out" "${a%%|*}")
+    assert_match "$row" "^denied" "outcome of: ${a%%|*}"
+    assert_contains "$row" "${a#*|}" "what held: ${a%%|*}"
+  done
+  # Control: the same Python under the profile with those bounds removed; the attempts succeed,
+  # so each is a real attempt and the profile is what held it.
+  local loose=$CASEDIR/python3-loose.json dash
+  dash=$(sha256sum "$WL/usr/bin/dash" | cut -d' ' -f1)
+  jq --arg dash "$dash" '.id = "python3-loose" | .syscalls.defaultAction = "log"
+      | .files["/var"] = ["read_file", "read_dir"] | .pids = {"limit": 8} | del(.memory)
+      | .exec += [{"path": "/usr/bin/dash", "sha256": $dash}] | .exec |= sort_by(.path)' \
+    "$SHARNESS_SOURCE_DIR/policies/python3.json" >"$loose"
+  rt hello --workload python3 --rootfs "$WL" --policy "$loose" >"$CASEDIR/loose.out" 2>&1 || true
+  out=$(<"$CASEDIR/loose.out")
+  echo "$out"
+  for a in "read a file outside the rules" "run /bin/sh through subprocess" "open a socket" "allocate 400 MiB" \
+           "call ptrace()"; do
+    assert_match "$(hello_row "$out" "$a")" "^ALLOWED" "control, without the bound: $a"
+  done
+}
+tcase "hello --workload python3: each attempt made by Python code is held, naming what held it (control: allowed without it)" case_hello_python3
+
 finish
