@@ -6,6 +6,9 @@
 #   ensure_pkgs P...       apt-get install the Debian packages that are missing
 #   busybox_rootfs_tar F   write a rootfs tarball of busybox-static to F (for docker/podman import)
 #   busybox_oci_archive F REF  write a single-layer OCI image archive (for ctr image import)
+#   python_image DIR       (ours) the Debian 12 image with python3 (scripts/rootfs.sh workloads) as a
+#                          rootfs tarball DIR/python.tar, and DIR/policies/python3.json: the shipped
+#                          profile pinned from that image (docs/learn.md); prints the image's root
 #   wait_for CMD...        retry CMD for up to 30 s
 #   stop_pid PID           SIGTERM, wait up to 20 s, then SIGKILL: for daemons we started ourselves
 #   ipt_parse, ipt_normal, ipt_compare, ipt_policy_in: iptables snapshots taken before a daemon
@@ -31,6 +34,15 @@ busybox_rootfs_tar() {
   "$MAKE_BUNDLE" "$dir" sh >/dev/null
   tar -C "$dir/rootfs" -cf "$out" .
   rm -rf "$dir"
+}
+
+python_image() {
+  local dir=$1 wl
+  wl=$("$SHARNESS_SOURCE_DIR/scripts/rootfs.sh" workloads) || return 1
+  mkdir -p "$dir/policies"
+  "$RUNTIME" policy pin --rootfs "$wl" "$SHARNESS_SOURCE_DIR/policies/python3.json" --out "$dir/policies/python3.json" >/dev/null || return 1
+  tar -C "$wl" -cf "$dir/python.tar" . || return 1
+  echo "$wl"
 }
 
 # A one-layer OCI image layout archive, as `ctr image import` wants it.
