@@ -31,6 +31,7 @@ Environment (all optional):
   BENCH_OUT=DIR           where to write the results (default bench/results)
   BENCH_KEEP=1            keep the temp dir (containers, cgroups and mounts are still removed)
   BENCH_STATE_ON_DISK=1   keep the --root dirs on the temp dir's file system instead of a tmpfs
+  BENCH_SECTIONS="a,b"    run only the sections whose names start with these (a partial run)
 """
 
 import argparse
@@ -51,6 +52,7 @@ import tempfile
 import time
 
 import docker_seccomp
+import workloads
 
 RO_OP = "run /bin/true, binaries on a read-only mount"
 # DESIGN.md §8's targets.
@@ -80,6 +82,11 @@ LEVELS = env_list("BENCH_LEVELS", [0, 10] if QUICK else [0, 100, 500])
 SCALE_ROUNDS = env_int("BENCH_SCALE_ROUNDS", 3 if QUICK else 8)
 PARALLEL = env_list("BENCH_PARALLEL", [5] if QUICK else [10, 50])
 PAR_ROUNDS = env_int("BENCH_PAR_ROUNDS", 2 if QUICK else 3)
+
+
+def env_list_str(name):
+    v = os.environ.get(name, "").strip()
+    return [x.strip() for x in v.split(",") if x.strip()] if v else []
 
 
 def log(msg):
@@ -351,6 +358,9 @@ class Bench:
         return False
 
     def section(self, name, fn):
+        only = env_list_str("BENCH_SECTIONS")
+        if only and not any(name.startswith(o) for o in only):
+            return
         t0 = time.monotonic()
         log(f"== {name}")
         try:
@@ -980,7 +990,7 @@ class Report:
         w("")
         w("| target | measured (medians) | verdict |")
         w("| --- | --- | --- |")
-        for t, v, verdict in self.targets():
+        for t, v, verdict in self.targets() + workloads.targets(self):
             w(f"| {t} | {v} | {verdict} |")
         w("")
         w("Why a missed target is missed, with the profile behind it: [profile.md](profile.md).")
@@ -1017,6 +1027,7 @@ class Report:
             cells = [fmt_ms(s, 1) if s else self.why_na(op, n) for s, n in zip(sts, names)]
             w(f"| {op} | {' | '.join(cells)} | {self.ratios(sts)} |")
         w("")
+        workloads.section(self, w)
         w("## Our `run` under policies/harsh.json against our plain `run`")
         w("")
         h = self.get("run under harsh", "sharness", "cpu_ms")
@@ -1229,6 +1240,8 @@ def main():
         b.section("create/start/delete", b.sec_lifecycle)
         b.section("exec", b.sec_exec)
         b.section("policy harsh", b.sec_policy)
+        b.section("policy learn", lambda: workloads.sec_learn(b, ROUNDS, WARM, first_line, call, reap))
+        b.section("python3 profile", lambda: workloads.sec_python(b, REPO, ROUNDS, WARM, first_line, call, reap, log))
         b.section("scaling " + "/".join(map(str, LEVELS)), b.sec_scaling)
         b.section("parallel " + "/".join(map(str, PARALLEL)), b.sec_parallel)
         b.section("hyperfine, perf stat, time -v", b.sec_tools)
