@@ -100,6 +100,7 @@ Result<Facts> facts_of(const policy::Policy& p) {
   if (p.memory) {
     f.memory_limit = p.memory->limit.value_or(0);
     f.address_space = p.memory->address_space.value_or(0);
+    f.deny_write_execute = p.memory->deny_write_execute;
   }
   f.ephemeral_uid = p.identity.uid && p.identity.uid->ephemeral;
   if (p.pids) {

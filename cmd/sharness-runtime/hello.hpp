@@ -58,6 +58,7 @@ struct Facts {
   bool nproc = false;                            // RLIMIT_NPROC follows pids (ephemeral uid)
   bool ephemeral_uid = false;
   uint64_t wall_clock = 0;                       // seconds; 0: none
+  bool deny_write_execute = false;               // memory.denyWriteExecute (PR_SET_MDWE)
   bool seccomp = false;                          // an allowlist exists
   std::set<std::string> allowed;                 // its syscalls, groups expanded
   std::string network = "host";                  // none, loopback, host

@@ -213,7 +213,9 @@ std::vector<Row> python_rows(const Facts& f, const RunResult& run) {
   }));
   rows.push_back(row_of(recs, run, "ctypes: mmap RW, write code, mprotect PROT_EXEC, call it", "mmap-exec",
                         [&](const std::string& v) {
-                          return v == "EPERM" ? sec("mprotect") : v == "EACCES" ? "memory-deny-write-execute" : "";
+                          if (v == "EACCES" && f.deny_write_execute)
+                            return std::string("memory-deny-write-execute (PR_SET_MDWE): mprotect may not add execute");
+                          return v == "EPERM" ? sec("mprotect") : std::string();
                         }));
   rows.push_back(row_of(recs, run, "open a socket (AF_INET, SOCK_STREAM)", "socket", [&](const std::string& v) {
     return v == "EPERM" ? join({sec("socket"), f.network == "none" ? "behind it: empty netns (only lo, down)" : ""}) : "";

@@ -504,6 +504,7 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   InitContext ctx;
   ctx.config = &c;
   ctx.recording = recording ? &*recording : nullptr;
+  ctx.deny_write_execute = ext && ext->deny_write_execute;
   ctx.plan = &plan;
   ctx.id = o.id;
   ctx.rootfs = m.b.rootfs;

@@ -183,6 +183,8 @@ Result<void> launch(const LaunchPlan& plan) {
     return {};
   };
   if (plan.memory_policy) TRYV(procattr::apply_memory_policy(*plan.memory_policy));
+  // Before any filter (a strict allowlist need not allow prctl); nothing of ours maps W+X after.
+  if (plan.deny_write_execute) TRYV(procattr::deny_write_execute());
   if (plan.final_cpus || plan.reset_affinity)
     TRYV(procattr::apply_cpu_affinity(plan.final_cpus, "process.execCPUAffinity.final"));
   TRYV(caps::apply_bounding(p.capabilities));

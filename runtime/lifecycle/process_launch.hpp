@@ -36,6 +36,7 @@ struct LaunchPlan {
   // policy learn: the recording filter (runtime/linux/syscall_recorder), loaded after every other
   // bound; its listener's number is announced on `notify_sink` first.
   std::optional<seccomp::Filter> recording;
+  bool deny_write_execute = false;       // a policy's memory.denyWriteExecute (PR_SET_MDWE), init and exec alike
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`

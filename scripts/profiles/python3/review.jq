@@ -15,3 +15,7 @@
 # importlib asks for it; the job, a script, never did (its path came first). Found by running
 # `python3 -c` under Podman (conformance/clients/podman.sh).
 | .syscalls.allow = (.syscalls.allow + ["getcwd"] | unique)
+# Added: memory.denyWriteExecute. CPython runs no code it writes (no JIT in 3.11; ctypes' libffi
+# uses static trampolines), and hostile code that writes machine code and makes it executable
+# (ctypes, mprotect) then gets EACCES (hello --workload python3 found nothing else held it).
+| .memory.denyWriteExecute = true

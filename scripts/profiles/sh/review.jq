@@ -13,3 +13,5 @@
 # /etc/passwd when it cannot; under this profile there is no nscd to reach, and a job that can make
 # sockets is one step from the network (harsh's empty namespace holds it too).
 | .syscalls.allow -= ["socket", "connect"]
+# Added: memory.denyWriteExecute. dash, coreutils, sed and grep run no code they write.
+| .memory.denyWriteExecute = true
