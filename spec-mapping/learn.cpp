@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/lexical_path.hpp"
 #include "oci/landlock.hpp"
 #include "spec-mapping/seccomp_map.hpp"
 
@@ -9,11 +10,6 @@ namespace sh::policy {
 namespace {
 
 uint64_t fs(std::string_view name) { return oci::find_landlock_right(oci::LandlockKind::fs, name)->bit; }
-
-std::string parent_of(const std::string& p) {
-  size_t i = p.rfind('/');
-  return i == 0 || i == std::string::npos ? "/" : p.substr(0, i);
-}
 
 bool under(const std::string& p, std::string_view dir) {
   if (dir == "/") return true;
@@ -37,6 +33,15 @@ Policy recording_floor(const Policy& from) {
   p.exec.reset();
   p.ports.reset();
   p.pids.reset();
+  // What the learned exec section will imply (landlock_map's apply_exec_allowlist): a read-only
+  // root and a pid namespace. The run is recorded as it will run, so a write to the image fails
+  // now (nothing written) instead of being learned and then refused.
+  p.mounts.readonly_root = true;
+  if (std::ranges::find(p.namespaces, "pid") == p.namespaces.end()) {
+    p.namespaces.push_back("pid");
+    std::ranges::sort(p.namespaces);
+  }
+  if (p.id.empty()) p.id = "learning";
   return p;
 }
 
@@ -44,8 +49,8 @@ std::vector<FileRule> fold_files(const Trace& t) {
   const uint64_t pinned = fs("execute") | fs("read_file");
   // The nearest path at or above p that the run did not make (it exists at create).
   auto existing = [&](std::string p) {
-    for (std::string a = p; a != "/"; a = parent_of(a))
-      if (t.created.contains(a)) p = parent_of(a);
+    for (std::string a = p; a != "/"; a = parent_path(a))
+      if (t.created.contains(a)) p = parent_path(a);
     return p;
   };
   auto listed = [&](const std::string& d) {
@@ -53,7 +58,7 @@ std::vector<FileRule> fold_files(const Trace& t) {
     return it != t.dirs.end() && (it->second & fs("read_dir"));
   };
   std::map<std::string, int> touched_in;  // directory -> how many of its files the run touched
-  for (const auto& [p, r] : t.files) touched_in[parent_of(p)]++;
+  for (const auto& [p, r] : t.files) touched_in[parent_path(p)]++;
   std::map<std::string, uint64_t> rules;
   for (const auto& [p, r] : t.dirs) rules[under(p, "/proc") ? "/proc" : existing(p)] |= r;
   for (const auto& [p, used] : t.files) {
@@ -65,9 +70,9 @@ std::vector<FileRule> fold_files(const Trace& t) {
     }
     std::string at = existing(p);
     if (at == p) {
-      const std::string d = parent_of(p);
+      const std::string d = parent_path(p);
       std::string up = d;
-      while (!kept_by_name(up) && !listed(up)) up = parent_of(up);
+      while (!kept_by_name(up) && !listed(up)) up = parent_path(up);
       if (!kept_by_name(up)) at = up;
       else if (!kept_by_name(d) && touched_in[d] >= 2) at = d;
     }
@@ -77,7 +82,7 @@ std::vector<FileRule> fold_files(const Trace& t) {
   for (const auto& [p, r] : rules) {
     bool covered = false;
     for (std::string a = p; a != "/" && !covered;) {
-      a = parent_of(a);
+      a = parent_path(a);
       auto it = rules.find(a);
       covered = it != rules.end() && (it->second & r) == r;
     }

@@ -24,7 +24,9 @@ struct Trace {
 };
 
 // The sections `policy learn` writes; the others come from --from.
-// The floor of the recording run: `from` without them (the run is recorded under every other bound).
+// The floor of the recording run: `from` (or an empty policy) without them, with the read-only root
+// and pid namespace that the learned exec section implies (the run is recorded under every other
+// bound, as it will run).
 Policy recording_floor(const Policy& from);
 
 // The learned policy: `from`'s other sections (or none), and from the trace: syscalls.allow

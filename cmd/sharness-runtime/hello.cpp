@@ -891,6 +891,20 @@ int accepted(const Listener& l) {
 }
 
 // Everything made for this run, removed in the destructor.
+Result<void> Scratch::make(const std::string& binary, bool keep_it) {
+  exe = binary;
+  keep = keep_it;
+  const char* tmpdir = ::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/sharness-hello.XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return sys_error("hello: mkdtemp " + tmpl);
+  dir = tmpl;
+  ::chmod(dir.c_str(), 0755);
+  state = dir + "/state";
+  cgparent = "sharness-hello-" + std::to_string(::getpid());
+  if (::mkdir(state.c_str(), 0700) < 0) return sys_error("hello: mkdir " + state);
+  return {};
+}
+
 Scratch::~Scratch() {
   if (dir.empty()) return;
   for (auto& id : ids) {  // `run` deletes its container; this is for a run that failed half-way
@@ -994,16 +1008,7 @@ Result<int> run(const Globals& g, const Options& o) {
   // A reader that goes away (`hello | head`) must not kill hello before it cleans up.
   ::signal(SIGPIPE, SIG_IGN);
   Scratch s;
-  s.exe = exe;
-  s.keep = o.keep;
-  const char* tmpdir = ::getenv("TMPDIR");
-  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/sharness-hello.XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return sys_error("hello: mkdtemp " + tmpl);
-  s.dir = tmpl;
-  ::chmod(s.dir.c_str(), 0755);
-  s.state = s.dir + "/state";
-  s.cgparent = "sharness-hello-" + std::to_string(::getpid());
-  if (::mkdir(s.state.c_str(), 0700) < 0) return sys_error("hello: mkdir " + s.state);
+  TRYV(s.make(exe, o.keep));
   std::string rootfs = s.dir + "/rootfs";
   TRYV(make_rootfs(rootfs));
 

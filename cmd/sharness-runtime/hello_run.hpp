@@ -37,6 +37,8 @@ struct Scratch {
   std::string dir, exe, state, cgparent;
   std::vector<std::string> ids;
   bool keep = false;
+  // The directory (under $TMPDIR, else /tmp), its state dir and the cgroup parent's name.
+  Result<void> make(const std::string& binary, bool keep_it);
   ~Scratch();
 };
 // As a child subreaper, reap the double-forked watchdogs (at most `budget`).

@@ -312,16 +312,7 @@ Result<int> run_workload(const Globals& g, const Options& o) {
   std::string shipped = TRY(resolve_policy(o.policy.empty() ? o.workload : o.policy, rc, exe));
   ::signal(SIGPIPE, SIG_IGN);
   Scratch s;
-  s.exe = exe;
-  s.keep = o.keep;
-  const char* tmpdir = ::getenv("TMPDIR");
-  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/sharness-hello.XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return sys_error("hello: mkdtemp " + tmpl);
-  s.dir = tmpl;
-  ::chmod(s.dir.c_str(), 0755);
-  s.state = s.dir + "/state";
-  s.cgparent = "sharness-hello-" + std::to_string(::getpid());
-  if (::mkdir(s.state.c_str(), 0700) < 0) return sys_error("hello: mkdir " + s.state);
+  TRYV(s.make(exe, o.keep));
   size_t repinned = 0;
   std::string policy_path = TRY(pinned_for(shipped, rootfs, s.dir, repinned));
   policy::Policy pol = TRY(policy::load_policy(policy_path));

@@ -78,6 +78,16 @@ benign_policy() {
   echo "$p"
 }
 
+# benign_control: the benign job's bundle B and learned policy P, and WANT, what it prints under P
+# (the control every removal is compared with).
+benign_control() {
+  B=$(py_bundle job benign.py)
+  P=$(benign_policy "$B")
+  run_under "$P" "$B"
+  assert_rc 0 "control: the full learned policy"
+  WANT=$OUT
+}
+
 # ---------------------------------------------------------------------------------------------
 
 case_benign_runs_under_learned() {
@@ -113,46 +123,34 @@ tcase "a benign Python job runs under the policy learned from it (and not under 
 
 case_benign_syscalls_needed() {
   known_fail runc crun
-  local b p want s
-  b=$(py_bundle job benign.py)
-  p=$(benign_policy "$b")
-  run_under "$p" "$b"
-  assert_rc 0 "control: the full learned policy"
-  want=$OUT
+  local s f
+  benign_control
   for s in openat read write mmap getdents64 mkdir newfstatat; do
-    jq -e --arg s "$s" '.syscalls.allow | index($s)' "$p" >/dev/null || fail "$s was not learned"
-    held_without "$p" "$b" "$want" "syscall $s" "(.syscalls.allow |= map(select(. != \"$s\")))"
+    jq -e --arg s "$s" '.syscalls.allow | index($s)' "$P" >/dev/null || fail "$s was not learned"
+    held_without "$P" "$B" "$WANT" "syscall $s" "(.syscalls.allow |= map(select(. != \"$s\")))"
   done
 }
 tcase "removing any one of 7 learned syscalls (a sample) makes the job fail" case_benign_syscalls_needed
 
 case_benign_files_needed() {
   known_fail runc crun
-  local b p want f
-  b=$(py_bundle job benign.py)
-  p=$(benign_policy "$b")
-  run_under "$p" "$b"
-  assert_rc 0 "control: the full learned policy"
-  want=$OUT
+  local s f
+  benign_control
   for f in /srv /tmp /usr/lib/python3.11 /usr/lib/x86_64-linux-gnu; do
-    jq -e --arg f "$f" '.files | has($f)' "$p" >/dev/null || fail "no rule on $f was learned: $(jq -c .files "$p")"
-    held_without "$p" "$b" "$want" "file rule $f" "(.files |= del(.[\"$f\"]))"
+    jq -e --arg f "$f" '.files | has($f)' "$P" >/dev/null || fail "no rule on $f was learned: $(jq -c .files "$P")"
+    held_without "$P" "$B" "$WANT" "file rule $f" "(.files |= del(.[\"$f\"]))"
   done
   # A right, not only a rule: /tmp without make_dir (the job's mkdir of /tmp/out).
-  held_without "$p" "$b" "$want" "make_dir on /tmp" '(.files["/tmp"] |= map(select(. != "make_dir")))'
+  held_without "$P" "$B" "$WANT" "make_dir on /tmp" '(.files["/tmp"] |= map(select(. != "make_dir")))'
 }
 tcase "removing any one of 4 learned file rules, or make_dir on /tmp, makes the job fail" case_benign_files_needed
 
 case_benign_pins_needed() {
   known_fail runc crun
-  local b p want f
-  b=$(py_bundle job benign.py)
-  p=$(benign_policy "$b")
-  run_under "$p" "$b"
-  assert_rc 0 "control: the full learned policy"
-  want=$OUT
+  local s f
+  benign_control
   for f in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2; do
-    held_without "$p" "$b" "$want" "pin $f" "(.exec |= map(select(.path != \"$f\")))"
+    held_without "$P" "$B" "$WANT" "pin $f" "(.exec |= map(select(.path != \"$f\")))"
   done
 }
 tcase "removing either learned pin (python3.11, its ELF interpreter) makes the job fail" case_benign_pins_needed

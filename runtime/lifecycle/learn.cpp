@@ -67,7 +67,7 @@ Result<LearnRun> learn_run(const Globals& g, const LearnOptions& lo) {
   o.id = "learn-" + std::to_string(::getpid());
   o.bundle = lo.bundle;
   o.learn = true;
-  if (lo.from) o.learn_floor = std::make_shared<const policy::Policy>(policy::recording_floor(*lo.from));
+  o.learn_floor = std::make_shared<const policy::Policy>(policy::recording_floor(lo.from.value_or(policy::Policy{})));
   Created made = TRY(create_container(g, o, std::nullopt));
   struct Removed {
     const Globals& g;

@@ -34,11 +34,6 @@ namespace {
 
 uint64_t fs(std::string_view name) { return oci::find_landlock_right(oci::LandlockKind::fs, name)->bit; }
 
-std::string parent_of(const std::string& p) {
-  size_t i = p.rfind('/');
-  return i == 0 || i == std::string::npos ? "/" : p.substr(0, i);
-}
-
 std::optional<std::string> read_link(const std::string& path) {
   char buf[PATH_MAX + 1];
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
@@ -334,7 +329,7 @@ Result<void> Recorder::record_open(Task& t, int dirfd, uint64_t path_addr, uint6
     return {};
   }
   if (!(flags & O_CREAT)) return {};  // ENOENT comes before Landlock
-  const std::string dir = parent_of(c.path);
+  const std::string dir = parent_path(c.path);
   if (on_readonly_mount(root, dir)) return {};
   t.out.dirs[dir] |= fs("make_reg");
   t.out.files[c.path] |= want;
@@ -472,20 +467,20 @@ Result<void> Recorder::record_entry(Task& t, int nr, const uint64_t* a) {
     return true;
   };
   auto make = [&](const std::string& path, uint64_t right) {
-    if (grant(parent_of(path), right)) t.out.created.insert(path);
+    if (grant(parent_path(path), right)) t.out.created.insert(path);
   };
   switch (op) {
     case mkdir_: if (!to->exists) make(to->path, fs("make_dir")); break;
     case mknod_: if (!to->exists) make(to->path, make_right(mode)); break;
     case symlink_: if (!to->exists) make(to->path, fs("make_sym")); break;
-    case unlink_: if (!S_ISDIR(from->st.st_mode)) grant(parent_of(from->path), fs("remove_file")); break;
-    case rmdir_: if (S_ISDIR(from->st.st_mode)) grant(parent_of(from->path), fs("remove_dir")); break;
+    case unlink_: if (!S_ISDIR(from->st.st_mode)) grant(parent_path(from->path), fs("remove_file")); break;
+    case rmdir_: if (S_ISDIR(from->st.st_mode)) grant(parent_path(from->path), fs("remove_dir")); break;
     case truncate_:
       if (S_ISREG(from->st.st_mode) && !on_readonly_mount(root, from->path)) t.out.files[from->path] |= fs("truncate");
       break;
     case link_:
     case rename_: {
-      const std::string src = parent_of(from->path), dst = parent_of(to->path);
+      const std::string src = parent_path(from->path), dst = parent_path(to->path);
       if (op == link_ && to->exists) break;  // EEXIST
       make(to->path, make_right(from->st.st_mode));
       if (op == rename_) {

@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE policy_learn
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+
 #include "oci/landlock.hpp"
 #include "spec-mapping/learn.hpp"
 
@@ -43,6 +45,12 @@ BOOST_AUTO_TEST_CASE(recording_floor_drops_only_the_learned_sections) {
   BOOST_TEST(f.network.has_value());
   BOOST_TEST(f.memory.has_value());
   BOOST_TEST(f.scope.has_value());
+  // What the learned pins will imply, so the run is recorded as it will run.
+  BOOST_TEST(f.mounts.readonly_root);
+  BOOST_TEST((std::ranges::find(f.namespaces, "pid") != f.namespaces.end()));
+  Policy none = recording_floor(Policy{});
+  BOOST_TEST(none.mounts.readonly_root);
+  BOOST_TEST(!none.id.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_lone_file_keeps_its_own_rule) {
