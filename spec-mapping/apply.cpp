@@ -84,6 +84,37 @@ void apply_rlimits(const Policy& p, oci::Process& proc) {
     rlimit_min(proc.rlimits, "RLIMIT_NPROC", RLIMIT_NPROC, uint64_t(p.pids->effective_limit()));
 }
 
+// The config's oomScoreAdj, scheduler and ioPriority held to the policy's priority: raised, or
+// real time replaced by the fair class, never refused (a Kubernetes Guaranteed pod asks for
+// -997), and each change said in the bounds, which create logs as a warning.
+void apply_priority(const Priority& pr, oci::Process& proc, Extension& ext) {
+  auto held = [&](std::string what) {
+    ext.bounds.push_back(Bound{std::move(what), true, kBeforeExecve, kConfigHeld});
+  };
+  if (proc.oom_score_adj && *proc.oom_score_adj < pr.oom_score_adj_min) {
+    held("the config's oomScoreAdj " + std::to_string(*proc.oom_score_adj) + " raised to the policy's " +
+         std::to_string(pr.oom_score_adj_min));
+    proc.oom_score_adj = pr.oom_score_adj_min;
+  }
+  if (proc.scheduler) {
+    oci::Scheduler& s = *proc.scheduler;
+    bool fair = s.policy == "SCHED_OTHER" || s.policy == "SCHED_BATCH" || s.policy == "SCHED_IDLE";
+    if (!fair && !pr.realtime) {
+      held("the config's scheduler " + s.policy + " replaced by SCHED_OTHER (the policy allows no real time)");
+      s = oci::Scheduler{"SCHED_OTHER", s.nice, std::nullopt, {}, std::nullopt, std::nullopt, std::nullopt};
+    }
+    if (s.nice && *s.nice < pr.nice_min) {
+      held("the config's scheduler nice " + std::to_string(*s.nice) + " raised to the policy's " + std::to_string(pr.nice_min));
+      s.nice = pr.nice_min;
+    }
+  }
+  if (proc.io_priority && proc.io_priority->io_class == "IOPRIO_CLASS_RT" && !pr.realtime) {
+    held("the config's ioPriority IOPRIO_CLASS_RT " + std::to_string(proc.io_priority->priority) +
+         " replaced by IOPRIO_CLASS_BE (the policy allows no real time)");
+    proc.io_priority->io_class = "IOPRIO_CLASS_BE";
+  }
+}
+
 void apply_env(const Policy& p, oci::Process& proc) {
   std::erase_if(proc.env, [](const std::string& e) {
     return e.starts_with("SHARNESS_POLICY_ID=") || e.starts_with("SHARNESS_POLICY_HASH=");
@@ -275,6 +306,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
   if (!c.process) c.process.emplace();
   apply_identity(p.identity, *c.process, ext);
   apply_rlimits(p, *c.process);
+  if (p.priority) apply_priority(*p.priority, *c.process, ext);
   TRYV(apply_namespaces(p, c, ext));
   apply_resources(p, c, ext);
   apply_mounts(p.mounts, c);

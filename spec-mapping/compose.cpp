@@ -185,6 +185,13 @@ std::optional<std::vector<std::string>> join_scope(const std::optional<std::vect
   return out;
 }
 
+// The higher floor of each, real time only if both allow it; absent on one side: the other's.
+std::optional<Priority> meet_priority(const std::optional<Priority>& a, const std::optional<Priority>& b) {
+  if (!a || !b) return a ? a : b;
+  return Priority{std::max(a->oom_score_adj_min, b->oom_score_adj_min), std::max(a->nice_min, b->nice_min),
+                  a->realtime && b->realtime};
+}
+
 const uint64_t kExecute = oci::find_landlock_right(oci::LandlockKind::fs, "execute")->bit;
 
 // Does this side let `path` be executed? Its allowlist must pin the same content, and its
@@ -234,6 +241,7 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
   out.cpu = meet_cpu(floor.cpu, tighter.cpu);
   out.pids = meet_pids(floor.pids, tighter.pids);
   out.wall_clock_seconds = min_opt(floor.wall_clock_seconds, tighter.wall_clock_seconds);
+  out.priority = meet_priority(floor.priority, tighter.priority);
   // Config hooks: false (refused) on either side wins; absent on both stays absent.
   if (floor.hooks_from_config || tighter.hooks_from_config)
     out.hooks_from_config = floor.hooks_from_config.value_or(true) && tighter.hooks_from_config.value_or(true);
@@ -258,7 +266,8 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
   else if (floor.egress) out.egress = floor.egress;
   else if (may_add.egress) out.egress = tighter.egress;
   if (out.network == Network::none || (out.egress && out.egress->rules.empty())) out.egress.reset();
-  // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed.
+  // Generated JSON always canonicalizes; an empty hash would only mean OpenSSL failed, and
+  // the callers refuse it (runtime_config's composition, load_policies).
   auto canon = canonicalize(policy_to_json(out), "composed policy");
   out.hash = canon ? sha256_hex(*canon).value_or("") : "";
   return out;

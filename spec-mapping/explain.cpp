@@ -83,6 +83,11 @@ void resources(Builder& b, const Policy& p) {
         b.add("RLIMIT_NPROC " + std::to_string(limit) + " (the throwaway uid is the container's alone)", true);
     }
   }
+  if (p.priority)
+    b.add("priority: oomScoreAdj >= " + std::to_string(p.priority->oom_score_adj_min) + ", nice >= " +
+              std::to_string(p.priority->nice_min) +
+              (p.priority->realtime ? "" : ", no real-time scheduling or I/O class") + " (a config's are held to it)",
+          true);
   if (p.hooks_from_config == false)
     b.add("no hooks from config.json (they would run on the host, as root): refused at create", true);
   if (p.wall_clock_seconds)

@@ -17,6 +17,9 @@ inline constexpr const char* kBeforeExecve = "Boundary (applied by the runtime b
 inline constexpr const char* kKmsSidecar = "Boundary (held by the KMS sidecar, another uid outside the container)";
 inline constexpr const char* kEgressDoor = "Boundary (held by the egress door, a sidecar outside the container)";
 inline constexpr const char* kWatchdog = "Boundary (enforced from outside by the runtime's watchdog)";
+// The note of a bound that records a change the policy made to what the config asked for
+// (create logs each as a warning: the client asked for more than it got).
+inline constexpr const char* kConfigHeld = "the policy holds what the config asked for";
 
 // What the host offers: one probe's result (runtime/linux/host_facts: the callers probe, the
 // policy layer only reads it).

@@ -19,7 +19,10 @@ void pick(json::Writer& w, const json::Value& obj, std::initializer_list<std::st
 Result<Policy> load_policies(const std::vector<std::string>& paths) {
   if (paths.empty()) return fail("no policy file given");
   Policy p = TRY(load_policy(paths[0]));
-  for (size_t i = 1; i < paths.size(); ++i) p = intersect(p, TRY(load_policy(paths[i])));
+  for (size_t i = 1; i < paths.size(); ++i) {
+    p = intersect(p, TRY(load_policy(paths[i])));
+    if (p.hash.empty()) return fail("could not hash the composition with " + paths[i]);
+  }
   return p;
 }
 

@@ -116,6 +116,13 @@ struct Checker {
           f.pids->fork ? std::to_string(f.pids->effective_limit()) : "1 (fork: false)");
     at_most("wallClock.seconds", c.wall_clock_seconds, f.wall_clock_seconds,
             [](uint64_t s) { return std::to_string(s) + " s"; });
+    if (c.priority && f.priority) {
+      const Priority &cp = *c.priority, &fp = *f.priority;
+      if (cp.oom_score_adj_min < fp.oom_score_adj_min)
+        add("priority.oomScoreAdjMin", std::to_string(cp.oom_score_adj_min), std::to_string(fp.oom_score_adj_min));
+      if (cp.nice_min < fp.nice_min) add("priority.niceMin", std::to_string(cp.nice_min), std::to_string(fp.nice_min));
+      if (cp.realtime && !fp.realtime) add("priority.realtime", "true", "false");
+    }
   }
 
   void syscalls(const Syscalls& c, const Syscalls& f) {

@@ -101,6 +101,17 @@ struct Mounts {
   bool operator==(const Mounts&) const = default;
 };
 
+// priority: how far up the host's CPU, I/O and OOM order the container's processes may go. A
+// config asks (process.oomScoreAdj, scheduler, ioPriority: Kubernetes gives Guaranteed pods
+// -997), and the config is the client's: the policy holds what it asks to these bounds. A
+// present section with no keys holds everything at the kernel's defaults.
+struct Priority {
+  int oom_score_adj_min = 0;  // -1000..1000: a lower oomScoreAdj (killed later) is raised to it
+  int nice_min = 0;           // -20..19: a lower nice (more CPU) is raised to it
+  bool realtime = false;      // SCHED_FIFO, SCHED_RR, SCHED_DEADLINE and the real-time I/O class
+  bool operator==(const Priority&) const = default;
+};
+
 // files: the Landlock filesystem rights granted beneath one path. A policy with a files
 // section handles every filesystem right: what no rule grants is denied.
 struct FileRule {
@@ -135,6 +146,7 @@ struct Policy {
   std::optional<Cpu> cpu;
   std::optional<Pids> pids;
   std::optional<uint64_t> wall_clock_seconds;
+  std::optional<Priority> priority;  // absent: no constraint (as Docker)
   std::optional<Syscalls> syscalls;
   std::optional<std::vector<std::string>> devices;  // names from device_table(); absent: no constraint
   Mounts mounts;

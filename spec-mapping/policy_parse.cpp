@@ -40,7 +40,8 @@ const char* action_name(DefaultAction a) {
 bool Policy::same_rules(const Policy& o) const {
   return id == o.id && version == o.version && description == o.description && best_effort == o.best_effort &&
          identity == o.identity && namespaces == o.namespaces && network == o.network && memory == o.memory &&
-         cpu == o.cpu && pids == o.pids && wall_clock_seconds == o.wall_clock_seconds && syscalls == o.syscalls &&
+         cpu == o.cpu && pids == o.pids && wall_clock_seconds == o.wall_clock_seconds && priority == o.priority &&
+         syscalls == o.syscalls &&
          devices == o.devices && mounts == o.mounts && mesh == o.mesh && files == o.files && ports == o.ports &&
          scope == o.scope && exec == o.exec && secrets == o.secrets && egress == o.egress &&
          hooks_from_config == o.hooks_from_config;
@@ -247,6 +248,15 @@ Result<uint64_t> parse_wall_clock(const Value& v) {
   return uint64_t(TRY(int_in(TRY(v.need("seconds")), 1, int64_t(kWallClockMax))));
 }
 
+Result<Priority> parse_priority(const Value& v) {
+  TRYV(strict(v, {"oomScoreAdjMin", "niceMin", "realtime"}));
+  Priority p;
+  if (auto o = v.get("oomScoreAdjMin")) p.oom_score_adj_min = int(TRY(int_in(*o, -1000, 1000)));
+  if (auto n = v.get("niceMin")) p.nice_min = int(TRY(int_in(*n, -20, 19)));
+  if (auto r = v.get("realtime")) p.realtime = TRY(boolean(*r));
+  return p;
+}
+
 Result<Syscalls> parse_syscalls(const Value& v) {
   TRYV(strict(v, {"defaultAction", "allow"}));
   Syscalls s;
@@ -411,7 +421,7 @@ Result<Policy> parse_root(const Value& root) {
   for (auto r : reserved_sections())
     if (root.get(r)) return fail(root.child_path(r) + ": not supported yet");
   TRYV(strict(root, {"$schema", "id", "version", "description", "bestEffort", "identity", "namespaces", "network",
-                     "memory", "cpu", "pids", "wallClock", "syscalls", "devices", "mounts", "role", "edges",
+                     "memory", "cpu", "pids", "wallClock", "priority", "syscalls", "devices", "mounts", "role", "edges",
                      "accepts", "files", "ports", "scope", "exec", "secrets", "egress", "hooks"}));
   Policy p;
   if (auto s = root.get("$schema")) TRYV(str(*s));
@@ -430,6 +440,7 @@ Result<Policy> parse_root(const Value& root) {
   if (auto o = root.get("cpu")) p.cpu = TRY(parse_cpu(*o));
   if (auto o = root.get("pids")) p.pids = TRY(parse_pids(*o));
   if (auto o = root.get("wallClock")) p.wall_clock_seconds = TRY(parse_wall_clock(*o));
+  if (auto o = root.get("priority")) p.priority = TRY(parse_priority(*o));
   if (auto o = root.get("syscalls")) p.syscalls = TRY(parse_syscalls(*o));
   if (auto o = root.get("devices")) p.devices = TRY(parse_devices(*o));
   if (auto o = root.get("mounts")) p.mounts = TRY(parse_mounts(*o));

@@ -41,6 +41,9 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     w.end_object();
   }
   if (p.wall_clock_seconds) w.key("wallClock").begin_object().key("seconds").uinteger(*p.wall_clock_seconds).end_object();
+  if (p.priority)
+    w.key("priority").begin_object().kv("oomScoreAdjMin", p.priority->oom_score_adj_min)
+        .kv("niceMin", p.priority->nice_min).kv("realtime", p.priority->realtime).end_object();
   if (p.syscalls) {
     w.key("syscalls").begin_object();
     w.kv("defaultAction", action_name(p.syscalls->default_action));

@@ -26,6 +26,9 @@ Result<std::optional<oci::Seccomp>> seccomp_filter(const Policy& p) {
     case DefaultAction::kill: f.default_action = "SCMP_ACT_KILL_PROCESS"; break;
     case DefaultAction::log: f.default_action = "SCMP_ACT_LOG"; break;
   }
+  // The kernel audits what the filter refuses (not what it allows): the denials reader
+  // (docs/denials.md) reads it. ERRNO is logged only with this flag; KILL always.
+  f.flags = {"SECCOMP_FILTER_FLAG_LOG"};
   // No architectures listed: only the native one is allowed; a syscall made through another
   // ABI (int 0x80, x32) hits libseccomp's bad-architecture action, which kills.
   std::vector<std::string> plain;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "base/file.hpp"
+#include "spec-mapping/diff.hpp"
 #include "spec-mapping/egress_map.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/map.hpp"
@@ -83,10 +84,34 @@ Result<int> explain(const Parsed& p) {
   return 0;
 }
 
+// Exit as diff(1): 0 when neither allows anything the other does not, 1 when they differ, 2 on
+// trouble (a policy that does not load, named with its JSON path).
+Result<int> diff(const Parsed& p) {
+  if (p.positional.size() != 2)
+    return fail("policy diff: requires exactly 2 arguments, policies A and B (got " + std::to_string(p.positional.size()) + ")");
+  const std::string &fa = p.positional[0], &fb = p.positional[1];
+  auto a = policy::load_policy(fa);
+  auto b = a ? policy::load_policy(fb) : decltype(a)();
+  if (!a || !b) {
+    std::fprintf(stderr, "policy diff: %s\n", (!a ? a : b).error().what().c_str());
+    return 2;
+  }
+  auto section = [&](const policy::Policy& x, const std::string& xf, const policy::Policy& y, const std::string& yf) {
+    auto more = policy::allows_more(x, y);
+    out(xf + " (" + x.id + ", hash " + x.hash.substr(0, 12) + ") allows what " + yf + " does not:\n");
+    if (more.empty()) out("  nothing\n");
+    for (const auto& l : more) out(policy::describe_diff(l, yf) + "\n");
+    return more.empty();
+  };
+  bool same = section(*a, fa, *b, fb);
+  same = section(*b, fb, *a, fa) && same;
+  return same ? 0 : 1;
+}
+
 constexpr std::array kArgs{
-    Arg{.name = "<subcommand>", .help = "check, hash, map, apply, explain, pin or learn", .completes = Completes::choices,
-        .choices = "check hash map apply explain pin learn"},
-    Arg{.name = "[FILE]", .help = "the policy file (all but apply; learn: the new policy's id)", .completes = Completes::file}};
+    Arg{.name = "<subcommand>", .help = "check, hash, map, apply, explain, pin, diff or learn", .completes = Completes::choices,
+        .choices = "check hash map apply explain pin diff learn"},
+    Arg{.name = "[FILE]", .help = "the policy file (all but apply; diff: two; learn: the new policy's id)", .completes = Completes::file}};
 constexpr std::array kFlags{
     Flag{.name = "bundle", .alias = "b", .value = "DIR",
          .help = "map: merge into its config.json; apply: rewrite it; pin: hash its rootfs; learn: run it",
@@ -108,13 +133,14 @@ constexpr std::array kFlags{
 
 const CommandTable kPolicyTable{
     .name = "policy",
-    .summary = "check, hash, map, apply, explain, pin or learn a policy",
+    .summary = "check, hash, map, apply, explain, pin, diff or learn policies",
     .args = kArgs,
     .flags = kFlags,
     .description = "check FILE: parse and validate it; hash FILE: its canonical hash; map FILE [--bundle DIR]: the\n"
                    "OCI config it maps to (merged with the bundle's); apply --policy FILE... --bundle DIR: merge into\n"
                    "the bundle's config.json; explain FILE: each bound and whether this host can hold it;\n"
                    "pin --bundle DIR|--rootfs DIR FILE [--out FILE]: refresh the exec section's SHA-256 pins;\n"
+                   "diff A B: what each allows that the other does not, section by section (exit 1 if any);\n"
                    "learn --bundle DIR [--from POLICY] [--out FILE] [--seconds N] [ID]: run the bundle once, recorded,\n"
                    "and write the tightest policy under which that run succeeds (docs/learn.md).",
     .usage = kPolicyUsage,
@@ -132,6 +158,7 @@ Result<int> cmd_policy(const lifecycle::Globals& g, const Args& args, size_t fro
   if (sub == "map") return map(g, p);
   if (sub == "apply") return apply(p);
   if (sub == "explain") return explain(p);
+  if (sub == "diff") return diff(p);
   return fail("policy: unknown subcommand \"" + sub + "\" (usage: " + kPolicyUsage + ")");
 }
 

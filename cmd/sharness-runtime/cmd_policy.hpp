@@ -19,7 +19,7 @@ inline constexpr const char* kPolicyLearnUsage = "policy learn --bundle DIR [--f
 
 inline constexpr const char* kPolicyUsage =
     "policy check FILE | hash FILE | map FILE [--bundle DIR] | apply --policy FILE [--policy FILE...] --bundle DIR "
-    "| explain FILE | pin --bundle DIR|--rootfs DIR FILE [--out FILE] "
+    "| explain FILE | pin --bundle DIR|--rootfs DIR FILE [--out FILE] | diff A B "
     "| learn --bundle DIR [--from POLICY] [--out FILE] [--seconds N] [ID]";
 
 }  // namespace sh::cli

@@ -325,6 +325,70 @@ case_exec_process_ioprio_rt() {
     "exec: ioPriority IOPRIO_CLASS_RT 0 is above the floor's (harsh: IOPRIO_CLASS_BE 4 (not set at create))"
 }
 
+# The same attributes asked by the config itself at create (the config is the client's): under a
+# floor with a priority section they are held, with a warning, never refused (a Kubernetes
+# Guaranteed pod asks for oomScoreAdj -997). Seen on the host (harsh's seccomp refuses
+# ioprio_get inside); init_attrs ID: host_attrs of the container's init, plus its nice (field 19).
+init_attrs() {
+  local pid
+  pid=$(rt state "$1" | jq -r .pid) || return 1
+  host_attrs "$pid"
+  sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f17
+}
+
+# created_under_harsh WHAT: `running harsh` with the case's CFG; records the warnings in WARN.
+created_under_harsh() {
+  running harsh "$HARSH" || return 1
+  WARN=$(<"$CASEDIR/$ID.err")
+}
+
+case_create_oom_score_adj_held() {
+  local CFG='.process.oomScoreAdj = -997' WARN b
+  # Without a floor only the kernel may refuse it (this host has no CAP_SYS_RESOURCE).
+  b=$(new_bundle ctl sleep 50) && cfg "$b" "$CFG" || return 1
+  ID=$(newid ctl)
+  create_in "$b" "$ID"
+  if [ "$RC" = 0 ]; then
+    assert_eq -997 "$(init_attrs "$ID" | sed -n 1p)" "control: oom_score_adj without a floor" || return 1
+  else
+    assert_contains "$ERR" "oom_score_adj" "control: the kernel's refusal" || return 1
+  fi
+  [ "$OURS" = 1 ] || return 0
+  created_under_harsh || return 1
+  assert_eq 0 "$(init_attrs "$ID" | sed -n 1p)" "oom_score_adj of init under harsh" || return 1
+  assert_contains "$WARN" "policy harsh: the config's oomScoreAdj -997 raised to the policy's 0" || return 1
+  held "config.json process.oomScoreAdj -997 (a Guaranteed pod's)" "tightened: 0, with a warning"
+}
+
+case_create_sched_fifo_held() {
+  local CFG WARN
+  rt_budget || return 1
+  CFG="$CFG | .process.scheduler = {policy: \"SCHED_FIFO\", priority: 1}"
+  running ctl "" || return 1
+  assert_eq 1 "$(init_attrs "$ID" | sed -n 2p)" "control: SCHED_FIFO (1) without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  created_under_harsh || return 1
+  assert_eq 0 "$(init_attrs "$ID" | sed -n 2p)" "scheduling policy of init under harsh (0: SCHED_OTHER)" || return 1
+  assert_contains "$WARN" "policy harsh: the config's scheduler SCHED_FIFO replaced by SCHED_OTHER" || return 1
+  held "config.json process.scheduler SCHED_FIFO" "tightened: SCHED_OTHER, with a warning"
+}
+
+case_create_nice_and_ioprio_held() {
+  local CFG='.process.scheduler = {policy: "SCHED_OTHER", nice: -5} | .process.ioPriority = {class: "IOPRIO_CLASS_RT", priority: 0}' WARN out
+  running ctl "" || return 1
+  out=$(init_attrs "$ID")
+  assert_eq "realtime: prio 0" "$(sed -n 3p <<<"$out")" "control: ionice without a floor" || return 1
+  assert_eq -5 "$(sed -n 4p <<<"$out")" "control: nice without a floor" || return 1
+  [ "$OURS" = 1 ] || return 0
+  created_under_harsh || return 1
+  out=$(init_attrs "$ID")
+  assert_eq "best-effort: prio 0" "$(sed -n 3p <<<"$out")" "ionice of init under harsh" || return 1
+  assert_eq 0 "$(sed -n 4p <<<"$out")" "nice of init under harsh" || return 1
+  assert_contains "$WARN" "policy harsh: the config's scheduler nice -5 raised to the policy's 0" || return 1
+  assert_contains "$WARN" "policy harsh: the config's ioPriority IOPRIO_CLASS_RT 0 replaced by IOPRIO_CLASS_BE" || return 1
+  held "config.json process.scheduler nice -5, ioPriority IOPRIO_CLASS_RT" "tightened: nice 0, best-effort, with warnings"
+}
+
 case_exec_process_lower_attrs_under_harsh() {
   # giving up priority is tightening: a higher oom_score_adj, SCHED_IDLE, the idle I/O class
   known_fail runc   # runc 1.1 applies no --process oomScoreAdj, scheduler or ioPriority to exec (1.2 does)
@@ -495,6 +559,9 @@ tcase "exec --process oomScoreAdj -1000 is refused under harsh" case_exec_proces
 tcase "exec --process oomScoreAdj 0 below init's 500 is refused under harsh" case_exec_process_oom_below_init
 tcase "exec --process SCHED_FIFO priority 1 is refused under harsh" case_exec_process_sched_fifo
 tcase "exec --process ioPriority IOPRIO_CLASS_RT is refused under harsh" case_exec_process_ioprio_rt
+tcase "a config's oomScoreAdj -997 is raised to 0 under harsh" case_create_oom_score_adj_held
+tcase "a config's SCHED_FIFO is SCHED_OTHER under harsh" case_create_sched_fifo_held
+tcase "a config's nice -5 and real-time I/O class are held under harsh" case_create_nice_and_ioprio_held
 tcase "exec --process may give up priority (oomScoreAdj 500, SCHED_IDLE, idle I/O) under harsh" case_exec_process_lower_attrs_under_harsh
 tcase "an ordinary exec still works under harsh" case_exec_ordinary_under_harsh
 tcase "update --pids-limit 1000 --memory 8g is refused under harsh" case_update_pids_memory_flags

@@ -443,13 +443,22 @@ case_pin_refresh() {
   assert_run_ok "create under the refreshed pin" || return 1
   assert_line "$OUT" '^pinned-ok$' || return 1
 
-  # A pin that is a symlink (to the real file) in the bundle is refused, not followed.
+  # A pin that is a symlink in the bundle moves to the file it names, resolved inside the rootfs
+  # (the canonical path create checks); an absolute link is resolved from the rootfs's own root.
   mv "$b/rootfs/bin/busybox" "$b/rootfs/bin/busybox.real"
   ln -s busybox.real "$b/rootfs/bin/busybox"
   _run_cmd "$RUNTIME" policy pin --bundle "$b" "$HARSH" --out "$CASEDIR/sym.json"
-  assert_ne 0 "$CMD_RC" "policy pin through a symlink" || return 1
-  assert_contains "$CMD_OUT" "exec allowlist: /bin/busybox: a symlink" || return 1
-  assert_eq 1 "$([ -e "$CASEDIR/sym.json" ] && echo 0 || echo 1)" "no policy written" || return 1
+  assert_eq 0 "$CMD_RC" "policy pin through a symlink ($CMD_OUT)" || return 1
+  assert_contains "$CMD_OUT" "/bin/busybox -> /bin/busybox.real: $old -> $new" || return 1
+  assert_eq /bin/busybox.real "$(jq -r '.exec[0].path' "$CASEDIR/sym.json")" "the pin's canonical path" || return 1
+  mkdir -p "$b/rootfs/etc"
+  echo pin-me >"$b/rootfs/etc/pin-me"
+  ln -sfn /etc/pin-me "$b/rootfs/bin/busybox"
+  _run_cmd "$RUNTIME" policy pin --bundle "$b" "$HARSH" --out "$CASEDIR/abs.json"
+  assert_eq 0 "$CMD_RC" "policy pin through an absolute symlink ($CMD_OUT)" || return 1
+  assert_eq "/etc/pin-me $(sha "$b/rootfs/etc/pin-me")" "$(jq -r '.exec[0] | "\(.path) \(.sha256)"' "$CASEDIR/abs.json")" \
+    "resolved inside the rootfs" || return 1
+  [ ! -e /etc/pin-me ] || fail "control: the host has an /etc/pin-me" || return 1
 
   # --rootfs follows a symlink on the way inside the root, never out of it: bin -> /usr/bin
   # (absolute) names the rootfs's usr/bin/busybox, not the host's. A leaf symlink is refused.

@@ -34,6 +34,7 @@
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/systemd_scope.hpp"
+#include "runtime/lifecycle/denial_reader.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/egress_map.hpp"
@@ -53,10 +54,11 @@ namespace sh::lifecycle {
 
 namespace {
 
-// The initial user namespace maps every id to itself: "0 0 4294967295".
+// The initial user namespace maps every id to itself: "0 0 4294967295". A map it cannot read
+// (no /proc) says no: what needs host root is then refused, never granted on a guess.
 bool in_initial_userns() {
   auto m = read_file("/proc/self/uid_map", 4096);
-  if (!m) return true;
+  if (!m) return false;
   std::string_view v = *m;
   size_t nl = v.find('\n');
   std::string line(v.substr(0, nl));
@@ -251,6 +253,8 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Cr
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
   TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
+  for (const auto& b : ext.bounds)
+    if (b.note == policy::kConfigHeld) log::warn("policy " + p->id + ": " + b.mechanism);
   TRYC("policy " + p->id, policy::require_door(ext.egress));
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));
   c.sharness_json = policy::extension_to_json(ext);
@@ -532,6 +536,7 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   // A network namespace we create gets lo up, as runc and crun do; a joined one is left as it
   // is. A policy's network "none" keeps lo down on purpose (docs/policy.md).
   ctx.loopback_up = (plan.new_flags & CLONE_NEWNET) && !(ext && ext->network == "none");
+  ctx.audit_session = records_denials(m.x());
   if (ext && ext->devices) ctx.only_devices = &*ext->devices;
   ctx.host_mountinfo = &m.layout.mountinfo;
 
@@ -661,6 +666,18 @@ Result<void> start_wall_clock(Making& m) {
   return start_watchdog(m.rec, *m.cgroup, *m.ext->wall_clock_seconds);
 }
 
+// The denials reader (denial_reader.hpp), for a container under a policy that has a bound whose
+// refusals the kernel audits. An unprivileged runtime cannot read the audit log: it says so.
+Result<void> start_denial_reader(const Making& m, const ContainerDir& dir) {
+  if (m.ext && (m.ext->seccomp || m.ext->landlock) && ::geteuid() != 0)
+    log::warn("denials are not recorded: reading the audit log needs root (CAP_AUDIT_READ)");
+  if (!records_denials(m.x())) return {};
+  // Not a bound but the record of one: a reader that cannot start is said, never fatal.
+  if (auto r = spawn_denial_reader(m.rec.pid, m.rec.start_time, dir.path() + "/" + kDenialLog); !r)
+    log::warn("denials are not recorded: " + r.error().what());
+  return {};
+}
+
 }  // namespace
 
 // create, in this order (each step one function above); on any failure Undo tears down what
@@ -670,7 +687,7 @@ Result<void> start_wall_clock(Making& m) {
 //   policy -> provision the sidecars the policy asks for -> save the config and the floor ->
 //   make the cgroup -> clone3 init -> write its maps, move it in -> `go`, run the
 //   prestart/createRuntime hooks when it asks, wait for `ready` -> save the state and the pid
-//   file -> start the wall-clock watchdog.
+//   file -> start the wall-clock watchdog and the denials reader.
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded) {
   TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   TRYV(validate_id(o.id));
@@ -693,6 +710,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   TRYV(wait_ready(m, init, undo));
   TRYV(save_state(m, dir));
   TRYV(start_wall_clock(m));
+  TRYV(start_denial_reader(m, dir));
   undo.armed = false;
   Created out;
   out.launched.pid = m.rec.pid;

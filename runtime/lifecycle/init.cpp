@@ -112,6 +112,15 @@ Result<void> join_session_keyring(const InitContext& ctx) {
   return {};
 }
 
+// A new audit session for the container (writing loginuid gives a new sessionid, inherited by
+// every process and kept across execve): the denials reader tells the container's audit records
+// apart by it, also of a process already gone. Before any namespace is joined (CAP_AUDIT_CONTROL
+// in the host's user namespace); where it is refused the reader says what it cannot attribute.
+void start_audit_session(uid_t uid) {
+  Fd f(::open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC));
+  if (f) (void)write_all(f.get(), std::to_string(uid), "/proc/self/loginuid");
+}
+
 // Everything up to `ready`. Errors go to the runtime over the sync socket.
 Result<Prepared> setup(const InitContext& ctx) {
   const oci::Config& c = *ctx.config;
@@ -130,6 +139,7 @@ Result<Prepared> setup(const InitContext& ctx) {
   // /proc/<pid>) those files must still belong to the caller, which they stop doing once we are
   // not dumpable. No container code has run yet.
   ::prctl(PR_SET_DUMPABLE, 0);
+  if (ctx.audit_session) start_audit_session(p.user.uid);
   TRYV(join_namespaces(ctx));
   TRYV(become_root_in_userns(ctx));
   if (ctx.plan->has(CLONE_NEWUTS)) TRYV(setup_uts(c));

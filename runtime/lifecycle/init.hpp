@@ -47,6 +47,7 @@ struct InitContext {
   const std::vector<std::string>* only_devices = nullptr;  // a policy's device list
   const std::string* host_mountinfo = nullptr;  // the runtime's mountinfo (cgroups::Layout), read before the clone
   bool loopback_up = false;                      // a new network namespace: bring lo up
+  bool audit_session = false;  // a new audit session (loginuid): the denials reader's key (denial_reader.hpp)
   const std::vector<netdev::Device>* net_devices = nullptr;  // linux.netDevices, moved in by the runtime
   const std::vector<std::pair<size_t, Fd>>* premade_mounts = nullptr;  // idmapped binds made by the runtime
 };

@@ -160,7 +160,10 @@ Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, con
                 (floor ? "policy " + floor->id : std::string("none, which grants no identity or reach")) + "): " + why);
   }
   if (!floor) return std::optional<policy::Policy>(std::move(client));
-  return std::optional<policy::Policy>(policy::intersect(*floor, client, grants));
+  auto composed = policy::intersect(*floor, client, grants);
+  // Its hash goes into the container's environment and `state`: no hash, no container.
+  if (composed.hash.empty()) return fail(where + ": could not hash the composition of " + floor->id + " and " + client.id);
+  return std::optional<policy::Policy>(std::move(composed));
 }
 
 }  // namespace sh::lifecycle

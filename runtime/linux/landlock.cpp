@@ -71,7 +71,13 @@ long sys_create_ruleset(const RulesetAttr* attr, size_t size, uint32_t flags) {
 long sys_add_rule(int ruleset_fd, int type, const void* attr) {
   return ::syscall(SYS_landlock_add_rule, ruleset_fd, type, attr, 0u);
 }
-long sys_restrict_self(int ruleset_fd) { return ::syscall(SYS_landlock_restrict_self, ruleset_fd, 0u); }
+// ABI 7 audits denials, but by default only those of the program that restricted itself; the
+// runtime restricts and then execs the workload, whose denials the reader must see
+// (docs/denials.md). Audit disabled on the host, the kernel logs nothing either way.
+constexpr unsigned kLogNewExecOn = 1u << 1;  // LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON (Linux 6.15)
+long sys_restrict_self(int ruleset_fd) {
+  return ::syscall(SYS_landlock_restrict_self, ruleset_fd, abi_version() >= 7 ? kLogNewExecOn : 0u);
+}
 
 const char* kind_word(LandlockKind k) { return k == LandlockKind::scope ? "scope" : "right"; }
 

@@ -48,10 +48,13 @@ oci::Resources docker_resources() {
   return r;
 }
 
-// The floor create records for that config (or `process`) under --policy harsh.
-Floor harsh_floor(const oci::Process& process = docker_process()) {
+// The floor create records for that config (or `process`) under --policy harsh; `realtime`:
+// a harsh whose priority section allows real time (so init can get what the process asks).
+Floor harsh_floor(const oci::Process& process = docker_process(), bool realtime = false) {
   auto p = policy::load_policy(repo() + "/policies/harsh.json");
   BOOST_REQUIRE_MESSAGE(p, (p ? "" : p.error().what()));
+  BOOST_REQUIRE(p->priority);
+  p->priority->realtime = realtime;
   oci::Config c;
   c.process = process;
   c.linux.resources = docker_resources();
@@ -287,7 +290,9 @@ BOOST_AUTO_TEST_CASE(real_time_scheduler_is_refused_unless_the_floors) {
   BOOST_TEST(exec_error(f, with_sched(dl)).starts_with("exec: scheduler SCHED_DEADLINE priority 0 is not the floor's"));
   BOOST_TEST(exec_error(f, with_sched(sched("SCHED_ISO", {}))).starts_with("exec: scheduler SCHED_ISO"));
 
-  Floor g = harsh_floor(with_sched(sched("SCHED_FIFO", {}, 1)));
+  // harsh itself gives init no real time: the floor is the fair class create put in its place
+  BOOST_TEST(harsh_floor(with_sched(sched("SCHED_FIFO", {}, 1))).applied.scheduler->policy == "SCHED_OTHER");
+  Floor g = harsh_floor(with_sched(sched("SCHED_FIFO", {}, 1)), true);
   BOOST_TEST(exec_ok(g, with_sched(sched("SCHED_FIFO", {}, 1))).scheduler->policy == "SCHED_FIFO");
   BOOST_TEST(exec_error(g, with_sched(sched("SCHED_FIFO", {}, 2))) ==
              "exec: scheduler SCHED_FIFO priority 2 is not the floor's (harsh: SCHED_FIFO priority 1)");
@@ -342,7 +347,8 @@ BOOST_AUTO_TEST_CASE(io_priority_above_the_floor_is_refused) {
   BOOST_TEST(exec_ok(f, with_io("IOPRIO_CLASS_BE", 7)).io_priority->priority == 7);
   BOOST_TEST(exec_ok(f, with_io("IOPRIO_CLASS_IDLE", 0)).io_priority->io_class == "IOPRIO_CLASS_IDLE");
 
-  Floor rt = harsh_floor(with_io("IOPRIO_CLASS_RT", 4));
+  BOOST_TEST(harsh_floor(with_io("IOPRIO_CLASS_RT", 4)).applied.io_priority->io_class == "IOPRIO_CLASS_BE");
+  Floor rt = harsh_floor(with_io("IOPRIO_CLASS_RT", 4), true);
   BOOST_TEST(exec_ok(rt, with_io("IOPRIO_CLASS_RT", 4)).io_priority->io_class == "IOPRIO_CLASS_RT");
   BOOST_TEST(exec_error(rt, with_io("IOPRIO_CLASS_RT", 3)) ==
              "exec: ioPriority IOPRIO_CLASS_RT 3 is above the floor's (harsh: IOPRIO_CLASS_RT 4)");

@@ -22,12 +22,20 @@ std::string doc(const std::string& busybox, const std::string& sh, const std::st
          "    {\"path\": \"/bin/sh\",  \"sha256\": \"" + sh + "\"}\n  ]\n}\n";
 }
 
-auto from(std::map<std::string, std::string> files) {
+// The lookup of a rootfs: each path to the pin found there (Debian 12's /bin -> usr/bin moves it).
+auto moved(std::map<std::string, Pin> files) {
   return [files](const std::string& path) -> Result<Pin> {
     auto it = files.find(path);
     if (it == files.end()) return fail("exec allowlist: " + path + ": not found in the rootfs");
-    return Pin{path, it->second};
+    return it->second;
   };
+}
+
+// A rootfs without links: each path to its digest.
+auto from(const std::map<std::string, std::string>& digests) {
+  std::map<std::string, Pin> files;
+  for (const auto& [path, sha] : digests) files[path] = Pin{path, sha};
+  return moved(std::move(files));
 }
 }  // namespace
 
@@ -93,15 +101,6 @@ BOOST_AUTO_TEST_CASE(errors_name_the_file_and_the_pin) {
   auto bad = repin(R"({"id": "t", "version": 1, "exec": [{"path": "/bin/sh"}]})", "t.json", from({}));
   BOOST_REQUIRE(!bad);
   BOOST_TEST(bad.error().what().find("t.json: exec[0].sha256") != std::string::npos);
-}
-
-// Debian 12's /bin -> usr/bin: the lookup resolved inside the rootfs says where the file is.
-auto moved(std::map<std::string, Pin> files) {
-  return [files](const std::string& path) -> Result<Pin> {
-    auto it = files.find(path);
-    if (it == files.end()) return fail("exec allowlist: " + path + ": not found in the rootfs");
-    return it->second;
-  };
 }
 
 BOOST_AUTO_TEST_CASE(symlinked_pin_moves_to_its_canonical_path) {

@@ -162,6 +162,7 @@ BOOST_AUTO_TEST_CASE(workload_profiles_are_harsh_derivatives) {
       BOOST_TEST(p.id == name);
       BOOST_TEST((p.network == h.network && p.namespaces == h.namespaces && p.identity == h.identity));
       BOOST_TEST((p.scope == h.scope && p.devices == h.devices && p.wall_clock_seconds == h.wall_clock_seconds));
+      BOOST_TEST((p.priority == h.priority));
       BOOST_TEST(*p.memory->limit == *h.memory->limit);
       BOOST_REQUIRE(p.exec);
       bool loader = false;

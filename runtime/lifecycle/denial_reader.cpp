@@ -1,0 +1,186 @@
+#include "runtime/lifecycle/denial_reader.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+#include "base/file.hpp"
+#include "base/json.hpp"
+#include "base/log.hpp"
+#include "runtime/linux/audit.hpp"
+#include "runtime/linux/proc_info.hpp"
+#include "spec-mapping/denial_field.hpp"
+
+namespace sh::lifecycle {
+namespace {
+
+constexpr int kTickMs = 1000;   // the lost counter is read this often
+constexpr int kDrainMs = 300;   // after init's exit: records still on their way through kauditd
+
+// Which processes are the container's: its pid namespace, or (sharing the host's) its cgroups.
+struct Membership {
+  uint32_t ses = audit::kNoSession;  // the container's audit session (init's, from create)
+  ino_t pidns = 0;     // 0: the container shares our pid namespace
+  std::string cgroup;  // init's /proc/<pid>/cgroup
+  std::set<std::string> domains;  // Landlock domains seen denying for the container
+
+  static Membership of(pid_t init) {
+    Membership m;
+    struct stat a {}, b {};
+    if (::stat(("/proc/" + std::to_string(init) + "/ns/pid").c_str(), &a) == 0 &&
+        ::stat("/proc/self/ns/pid", &b) == 0 && a.st_ino != b.st_ino)
+      m.pidns = a.st_ino;
+    m.cgroup = read_file("/proc/" + std::to_string(init) + "/cgroup", 1u << 16).value_or("");
+    auto ses = read_file("/proc/" + std::to_string(init) + "/sessionid", 64);
+    if (ses && !ses->empty()) m.ses = uint32_t(std::strtoul(ses->c_str(), nullptr, 10));
+    return m;
+  }
+  bool has(pid_t pid) const {
+    if (pid <= 0) return false;
+    if (pidns) {
+      struct stat st {};
+      return ::stat(("/proc/" + std::to_string(pid) + "/ns/pid").c_str(), &st) == 0 && st.st_ino == pidns;
+    }
+    return !cgroup.empty() && read_file("/proc/" + std::to_string(pid) + "/cgroup", 1u << 16).value_or("") == cgroup;
+  }
+  bool owns(const audit::Denial& d, const audit::Assembler& a) {
+    if (ses != audit::kNoSession && d.ses == ses) return true;
+    if (d.bound == "landlock" && domains.contains(d.domain)) return true;
+    bool ours = has(d.pid) || (d.bound == "landlock" && has(a.domain_creator(d.domain)));
+    if (ours && d.bound == "landlock") domains.insert(d.domain);
+    return ours;
+  }
+};
+
+void append(int fd, const std::string& line) {
+  std::string l = line + "\n";
+  (void)write_all(fd, l, "denials log");
+}
+
+// What the host's settings leave out, said once at the start.
+void write_notices(int log, const audit::Status& st) {
+  if (!st.enabled)
+    append(log, note_json("notice", "audit is disabled on this host (audit_enabled 0): Landlock denials are not "
+                                    "recorded, seccomp denials are; enable it with auditctl -e 1"));
+  auto logged = read_file("/proc/sys/kernel/seccomp/actions_logged", 4096).value_or("");
+  if (logged.find("errno") == std::string::npos)
+    append(log, note_json("notice", "kernel.seccomp.actions_logged lacks errno: seccomp's refusals (errno) are not "
+                                    "recorded"));
+}
+
+// Read until init is gone and the drain is over.
+void read_denials(int sock, int log, int pidfd, pid_t init) {
+  Membership members = Membership::of(init);
+  audit::Assembler assembler;
+  auto st = audit::status();
+  uint32_t lost = st ? st->lost : 0;
+  if (st) write_notices(log, *st);
+  else append(log, note_json("loss", "the kernel's lost counter cannot be read: " + st.error().what()));
+  if (members.ses == audit::kNoSession)
+    append(log, note_json("notice", "no audit session could be started for the container (loginuid): a denial "
+                                    "of a process that exits before it is read may not be recorded"));
+  auto check_lost = [&]() {
+    auto now = audit::status();
+    if (now && now->lost != lost)
+      append(log, note_json("loss", "the kernel dropped audit records (backlog full or rate limit; a host-wide "
+                                    "count, some may be this container's)", (long long)(now->lost - lost)));
+    if (now) lost = now->lost;
+  };
+  std::vector<audit::Denial> out;
+  auto emit = [&]() {
+    for (const auto& d : out) {
+      // glibc tries clone3 first and falls back to clone: the policy's ENOSYS for it is by design.
+      if (d.bound == "seccomp" && d.syscall == "clone3" && d.action == "errno") continue;
+      if (members.owns(d, assembler)) append(log, denial_json(d));
+    }
+    out.clear();
+  };
+  bool draining = false;
+  for (;;) {
+    struct pollfd p[2] = {{sock, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    int n = ::poll(p, draining ? 1 : 2, draining ? kDrainMs : kTickMs);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      check_lost();
+      if (draining) break;
+      continue;
+    }
+    if (!draining && (p[1].revents & POLLIN)) draining = true;
+    for (;;) {
+      int type = 0;
+      std::string text;
+      auto got = audit::receive(sock, type, text);
+      if (!got || *got == audit::Got::nothing) break;
+      if (*got == audit::Got::overrun) {
+        append(log, note_json("loss", "the reader's audit socket overflowed: records were dropped"));
+        continue;
+      }
+      if (auto r = audit::parse_record(type, text)) assembler.add(std::move(*r), out);
+    }
+    emit();
+  }
+  assembler.flush(out);
+  emit();
+}
+
+}  // namespace
+
+bool records_denials(const policy::Extension* ext) { return ext && (ext->seccomp || ext->landlock) && ::geteuid() == 0; }
+
+std::string denial_json(const audit::Denial& d) {
+  auto f = d.bound == "seccomp" ? policy::seccomp_field(d.syscall) : policy::landlock_field(d.access, d.path, d.port);
+  json::Writer w;
+  w.begin_object().kv("time", d.time).kv("kind", "denial").kv("pid", (long long)d.pid).kv("exe", d.exe);
+  w.kv("bound", d.bound);
+  if (d.bound == "seccomp") w.kv("syscall", d.syscall).kv("action", d.action);
+  else w.kv("access", d.access);
+  if (!d.path.empty()) w.kv("path", d.path);
+  if (d.port >= 0) w.kv("port", (long long)d.port);
+  if (!d.domain.empty()) w.kv("domain", d.domain);
+  w.kv("field", f.field).kv("allow", f.allow).end_object();
+  return w.str();
+}
+
+std::string note_json(const char* kind, const std::string& detail, long long lost) {
+  json::Writer w;
+  w.begin_object().kv("time", log::now_rfc3339()).kv("kind", kind).kv("detail", detail);
+  if (lost >= 0) w.kv("lost", lost);
+  w.end_object();
+  return w.str();
+}
+
+Result<void> spawn_denial_reader(pid_t init_pid, uint64_t start_time, const std::string& log_path) {
+  Fd sock = TRYC("denials", audit::subscribe());
+  Fd log(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!log) return sys_error("denials: open " + log_path);
+  Fd pidfd = proc::pidfd_of(init_pid, start_time);
+  if (!pidfd) return fail("denials: container init " + std::to_string(init_pid) + " is gone");
+  pid_t child = ::fork();
+  if (child < 0) return sys_error("denials: fork");
+  if (child == 0) {
+    // The reader is nobody's child but the subreaper's, as the watchdog: the runtime exits now.
+    if (::fork() != 0) _exit(0);
+    ::setsid();
+    ::prctl(PR_SET_NAME, "sharness:denials");
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd < 3; ++fd) ::dup3(null, fd, 0);
+    const int keep[] = {sock.get(), log.get(), pidfd.get()};
+    for (int fd = 3; fd < 1024; ++fd)
+      if (fd != keep[0] && fd != keep[1] && fd != keep[2]) ::close(fd);
+    read_denials(sock.get(), log.get(), pidfd.get(), init_pid);
+    _exit(0);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return {};
+}
+
+}  // namespace sh::lifecycle
