@@ -399,13 +399,18 @@ class Bench:
             for rt in self.rotate(r):
                 cid = self.newid(rt, "run")
                 b = self.bundle(cid, ["/bin/true"], netns=netns, seccomp=seccomp)
-                m = self.measure(rt.cmd("run", "--bundle", b, cid))
-                if m["rc"] != 0:
-                    rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
-                    call(rt.cmd("delete", "--force", cid))
-                elif r >= 0:
-                    self.record(op, rt, m)
-                reap()
+                self.measure_round(rt, op, rt.cmd("run", "--bundle", b, cid), cid, r)
+
+    def measure_round(self, rt, op, argv, cid, r):
+        """One measured command of round r: recorded under op (r >= 0), or the reason op is n/a
+        for rt when it fails (and the container cid deleted)."""
+        m = self.measure(argv)
+        if m["rc"] != 0:
+            rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
+            call(rt.cmd("delete", "--force", cid))
+        elif r >= 0:
+            self.record(op, rt, m)
+        reap()
 
     def sec_run_ro_binaries(self):
         """`run` with every runtime's binary copied onto a read-only bind mount (in the bench's own
@@ -1240,8 +1245,8 @@ def main():
         b.section("create/start/delete", b.sec_lifecycle)
         b.section("exec", b.sec_exec)
         b.section("policy harsh", b.sec_policy)
-        b.section("policy learn", lambda: workloads.sec_learn(b, ROUNDS, WARM, first_line, call, reap))
-        b.section("python3 profile", lambda: workloads.sec_python(b, REPO, ROUNDS, WARM, first_line, call, reap, log))
+        b.section("policy learn", lambda: workloads.sec_learn(b, ROUNDS, WARM))
+        b.section("python3 profile", lambda: workloads.sec_python(b, REPO, ROUNDS, WARM, first_line, log))
         b.section("scaling " + "/".join(map(str, LEVELS)), b.sec_scaling)
         b.section("parallel " + "/".join(map(str, PARALLEL)), b.sec_parallel)
         b.section("hyperfine, perf stat, time -v", b.sec_tools)

@@ -21,7 +21,7 @@ PY_PLAIN_OP = "python3 -c pass, ours without a policy"
 PY_LEARN_OP = "python3 -c pass, recorded (policy learn)"
 
 
-def sec_learn(b, rounds, warm, first_line, call, reap):
+def sec_learn(b, rounds, warm):
     rt = b.ours
     if rt.broken:
         return
@@ -31,18 +31,10 @@ def sec_learn(b, rounds, warm, first_line, call, reap):
             cid = b.newid(rt, "learn")
             bundle = b.bundle(cid, ["/bin/true"])
             argv = rt.cmd("policy", "learn", "--bundle", bundle, "--out", out) if learn else rt.cmd("run", "--bundle", bundle, cid)
-            m = b.measure(argv)
-            op = LEARN if learn else LEARN_PAIR
-            if m["rc"] != 0:
-                rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
-                if not learn:
-                    call(rt.cmd("delete", "--force", cid))
-            elif r >= 0:
-                b.record(op, rt, m)
-            reap()
+            b.measure_round(rt, LEARN if learn else LEARN_PAIR, argv, cid, r)
 
 
-def sec_python(b, repo, rounds, warm, first_line, call, reap, log):
+def sec_python(b, repo, rounds, warm, first_line, log):
     try:
         wl = subprocess.run([os.path.join(repo, "scripts", "rootfs.sh"), "workloads"], check=True,
                             stdout=subprocess.PIPE, text=True).stdout.strip()
@@ -76,13 +68,7 @@ def sec_python(b, repo, rounds, warm, first_line, call, reap, log):
                 runs += [(PY_PLAIN_OP, rt.cmd("run", "--bundle", bundle, cid)),
                          (PY_LEARN_OP, rt.cmd("policy", "learn", "--bundle", bundle, "--out", policy + ".learned"))]
             for op, argv in runs:
-                m = b.measure(argv)
-                if m["rc"] != 0:
-                    rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
-                    call(rt.cmd("delete", "--force", cid))
-                elif r >= 0:
-                    b.record(op, rt, m)
-                reap()
+                b.measure_round(rt, op, argv, cid, r)
 
 
 def targets(rep):
