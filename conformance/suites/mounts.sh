@@ -298,6 +298,77 @@ case_rootfs_propagation() {
   done
 }
 
+# shared_mount NAME [OPTS]: a shared tmpfs at $CASEDIR/NAME, nosuid,nodev unless OPTS says other
+# options, as systemd hosts mount /tmp (Debian 13's guest among them): bundles made on it sit
+# where such a host puts them. lib.sh unmounts it with the rest of $TMP.
+shared_mount() {
+  local d=$CASEDIR/$1
+  mkdir -p "$d"
+  { mount -t tmpfs -o "${2:-nosuid,nodev},size=64m" "sharness-$1" "$d" && mount --make-shared "$d"; } >&2 ||
+    { fail "cannot mount a shared tmpfs (${2:-nosuid,nodev}) at $d"; return 1; }
+  echo "$d"
+}
+
+# The bundle on a shared mount (default rootfsPropagation, rslave for the host's "/"): the
+# container's "/" is private. A mount the host makes under the rootfs after start never reaches
+# the container. Control: the same host mount event reaches an rslave volume from another shared
+# mount. runc 1.1.15 and crun 1.8.1 give a private "/" too; runc 1.1.5 leaves it a slave of the
+# host's mount (known to fail there).
+case_root_private_on_shared_mount() {
+  local sh vol b id
+  known_fail runc
+  sh=$(shared_mount shared) && vol=$(shared_mount vol) || return 1
+  mkdir -p "$vol/v/probe"
+  b=$(new_bundle shared/b sh -c 'while [ ! -e /go ]; do sleep 0.05; done
+    awk '\''$5 == "/" { print "root:", $7 }'\'' /proc/self/mountinfo
+    grep -q " /mnt/probe " /proc/self/mountinfo && echo "root: got the host mount" || echo "root: no host mount"
+    grep -q " /vol/probe " /proc/self/mountinfo && echo "vol: got the host mount" || echo "vol: no host mount"
+    echo end')
+  mkdir -p "$b/rootfs/mnt/probe"
+  cfg "$b" ".mounts += [{\"destination\": \"/vol\", \"type\": \"bind\", \"source\": \"$vol/v\",
+                         \"options\": [\"rbind\", \"rslave\"]}]"
+  id=$(newid rootprop)
+  start_detached "$b" "$id" || return 1
+  mount -t tmpfs -o size=64k host-event "$b/rootfs/mnt/probe" && mount -t tmpfs -o size=64k host-event "$vol/v/probe" ||
+    { fail "host mounts under the bundle failed"; return 1; }
+  touch "$b/rootfs/go"
+  wait_grep "$CASEDIR/$id.out" '^end$' 10
+  umount "$b/rootfs/mnt/probe" "$vol/v/probe"
+  OUT=$(<"$CASEDIR/$id.out")
+  echo "$OUT"
+  assert_contains "$OUT" "vol: got the host mount" "control: an rslave volume receives the host's mount"
+  assert_contains "$OUT" "root: no host mount" "the container's / receives no host mount event"
+  assert_line "$OUT" '^root: -$' "the container's / is private (no shared:/master: field)"
+}
+
+# A read-only root on a nosuid,nodev mount stays nosuid,nodev, as a rw root does: a device node
+# in the image cannot be opened. Control: the same image on a mount without nodev opens it.
+# runc 1.1 (MS_BIND|MS_REMOUNT|MS_RDONLY) and crun 1.8 clear both flags where they are not
+# locked (docs/intended-differences.md): known to fail there.
+case_root_readonly_keeps_nosuid_nodev() {
+  local sh dev b where line
+  known_fail runc crun
+  sh=$(shared_mount shared) && dev=$(shared_mount dev suid,dev) || return 1
+  for where in "$sh/b" "$dev/b"; do
+    b=$(new_bundle "${where#"$CASEDIR"/}" sh -c 'awk '\''$5 == "/" { print "opts:", $6 }'\'' /proc/self/mountinfo
+      head -c 1 /null-node >/dev/null 2>&1 && echo "node: opened" || echo "node: refused"')
+    mknod "$b/rootfs/null-node" c 1 3
+    cfg "$b" '.root.readonly = true'
+    run_in "$b"
+    assert_rc 0 "$where: $ERR" || return 1
+    echo "$where: $OUT"
+    line=$(sed -n 's/^opts: //p' <<<"$OUT")
+    assert_opt "$line" ro "/ on $where"
+    if [ "$where" = "$sh/b" ]; then
+      assert_opt "$line" nosuid "read-only / on a nosuid,nodev mount"
+      assert_opt "$line" nodev "read-only / on a nosuid,nodev mount"
+      assert_contains "$OUT" "node: refused" "a device node in a read-only root on a nodev mount"
+    else
+      assert_contains "$OUT" "node: opened" "control: the device node on a mount without nodev"
+    fi
+  done
+}
+
 case_dest_created_in_rootfs() {
   local b
   b=$(new_bundle b sh -c 'grep " /new/deep/dir " /proc/self/mountinfo && echo mounted')
@@ -374,6 +445,8 @@ tcase "readonly paths: writes fail, /proc/sys is ro" case_readonly_paths
 tcase "/proc/sys stays read-only even with CAP_SYS_ADMIN" case_proc_sys_readonly_with_sys_admin
 tcase "root.readonly: / refuses writes, a tmpfs /tmp accepts them" case_root_readonly
 tcase "rootfsPropagation rshared and private: the container runs on its rootfs" case_rootfs_propagation
+tcase "bundle on a shared mount: / is private, host mounts under the rootfs never reach it" case_root_private_on_shared_mount
+tcase "read-only root on a nosuid,nodev mount keeps nosuid,nodev (a device node refused)" case_root_readonly_keeps_nosuid_nodev
 tcase "a missing mount destination is created inside the rootfs" case_dest_created_in_rootfs
 tcase "a destination through a symlink stays inside the rootfs" case_dest_through_symlink_stays_inside
 tcase "a rootfs with /proc as a symlink is refused, nothing left" case_proc_symlink_refused

@@ -63,30 +63,30 @@ Result<unsigned long> root_propagation(const std::string& p) {
   return f.propagation;
 }
 
-// The id of the mount an fd lives on, from its fdinfo.
-Result<int> mount_id(int fd) {
-  std::string info = TRY(read_file("/proc/thread-self/fdinfo/" + std::to_string(fd)));
-  size_t at = info.find("mnt_id:");
-  if (at == std::string::npos) return fail("no mnt_id in fdinfo");
-  return std::atoi(info.c_str() + at + 7);
-}
-
-// pivot_root refuses a new root whose parent mount is shared (and a shared parent would
-// carry our rootfs bind back to the host); an unbindable one cannot be bound at all.
-// Make the mount the rootfs lives on private in either case.
+// The mount the rootfs lives on (the rootfs itself when it is a mount, else the nearest one
+// above it) is made private, whatever "/" was made: pivot_root refuses a new root whose parent
+// mount is shared, an unbindable one cannot be bound, and a shared or slave one would make the
+// container's "/" a peer or a slave of the host's mount (host mount events under the bundle
+// would reach the container). runc (1.1.15; 1.1.5 only when shared) and crun do the same, so
+// the container's "/" starts private. Found by walking up by fd, no mountinfo read:
+// mount_setattr is EINVAL on a directory that is not the root of a mount.
 Result<void> make_parent_private(const std::string& rootfs) {
-  Fd fd = TRY(open_file(rootfs, O_PATH | O_DIRECTORY));
-  int id = TRY(mount_id(fd.get()));
-  for (const auto& mi : TRY(detail::read_mountinfo())) {
-    if (mi.id != id) continue;
-    if (mi.optional.find("shared:") == std::string::npos && mi.optional.find("unbindable") == std::string::npos) break;
-    if (::mount(nullptr, mi.mount_point.c_str(), nullptr, MS_PRIVATE, nullptr) < 0)
-      return sys_error("make " + mi.mount_point + " (parent of the rootfs) private");
+  Fd dir = TRY(open_file(rootfs, O_PATH | O_DIRECTORY));
+  for (;;) {
+    auto r = detail::set_attr(dir.get(), false, 0, 0, MS_PRIVATE);
+    if (r) return {};
+    if (r.error().err != EINVAL)
+      return std::unexpected(std::move(r.error()).context("make the mount of " + rootfs + " private"));
+    Fd up = TRY(openat_file(dir.get(), "..", O_PATH | O_DIRECTORY));
+    struct stat a, b;
+    if (::fstat(dir.get(), &a) < 0 || ::fstat(up.get(), &b) < 0) return sys_error("stat a parent of " + rootfs);
+    if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+      return fail("no mount above " + rootfs + " could be made private");
+    dir = std::move(up);
   }
-  return {};
 }
 
-// Everything prepare() reads from /proc (mountinfo, cgroups, fdinfo, uid_map) reads the
+// Everything prepare() reads from /proc (mountinfo, cgroups, uid_map) reads the
 // runtime's own /proc, before pivot_root: check it is a procfs and not something else.
 Result<void> check_host_proc() {
   struct statfs sf;
@@ -99,11 +99,7 @@ Result<void> prepare_root(const oci::Config& c, const Options& o) {
   TRYV(check_host_proc());
   unsigned long prop = TRY(root_propagation(c.linux.rootfs_propagation));
   if (::mount(nullptr, "/", nullptr, prop, nullptr) < 0) return sys_error("set propagation of /");
-  // A recursive slave or private "/" (the default is rslave) leaves no mount below it shared
-  // or unbindable (the kernel clears both with the new type): make_parent_private would read
-  // and parse the whole mountinfo to find nothing.
-  const bool none_shared = (prop & MS_REC) && (prop & (MS_SLAVE | MS_PRIVATE));
-  if (!none_shared) TRYV(make_parent_private(o.rootfs));
+  TRYV(make_parent_private(o.rootfs));
   // pivot_root needs the new root to be a mount point: bind the rootfs onto itself.
   if (::mount(o.rootfs.c_str(), o.rootfs.c_str(), nullptr, MS_BIND | MS_REC, nullptr) < 0)
     return sys_error("bind " + o.rootfs + " onto itself");
@@ -184,8 +180,11 @@ Result<void> finalize_impl(const oci::Config& c, const Options& o) {
   Fd root = TRY(open_file("/", O_PATH | O_DIRECTORY));
   TRYV(detail::mask_paths(root.get(), l.masked_paths));
   TRYV(detail::readonly_paths(root.get(), l.readonly_paths));
-  // Only MOUNT_ATTR_RDONLY changes: nosuid/nodev/noexec (locked in a user namespace or
-  // not) stay as they are, which the remount-with-statvfs-flags dance achieves in runc.
+  // Only MOUNT_ATTR_RDONLY changes: nosuid/nodev/noexec that the rootfs inherits from the mount
+  // it sits on stay, as they do for a rw root. runc's remount (MS_BIND|MS_REMOUNT|MS_RDONLY,
+  // statfs flags only on EPERM) clears them where they are not locked, so a read-only root
+  // would get back the suid and device files its filesystem's owner turned off (stricter,
+  // docs/intended-differences.md).
   if (c.root.readonly) TRYVC("make / read-only", detail::set_attr(root.get(), false, MOUNT_ATTR_RDONLY, 0));
   if (!l.rootfs_propagation.empty()) {
     unsigned long prop = TRY(root_propagation(l.rootfs_propagation));
