@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <set>
 
 #include "oci/cap_names.hpp"
 #include "spec-mapping/compose.hpp"
@@ -309,7 +310,9 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
   apply_exec_allowlist(p, c, host.memfd_noexec);
   ext.landlock = landlock_block(p);
   ext.exec = p.exec;
-  ext.seccomp = TRY(seccomp_filter(p));
+  // Expanded once: the filter and the explanation below both read the list.
+  const auto allowed = p.syscalls ? TRY(allowed_syscalls(*p.syscalls)) : std::set<std::string>{};
+  ext.seccomp = seccomp_filter(p, allowed);
   apply_env(p, *c.process);
   apply_mesh_env(p.mesh, *c.process);
   if (p.mesh.active()) {
@@ -336,7 +339,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;
 
-  auto bounds = explain(p, host);
+  auto bounds = explain(p, host, allowed);
   bounds.insert(bounds.end(), ext.bounds.begin(), ext.bounds.end());  // the join replacements
   ext.bounds = std::move(bounds);
   return {};

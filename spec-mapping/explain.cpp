@@ -21,7 +21,7 @@ std::string join(const std::vector<std::string>& v) {
 struct Builder {
   const HostProbe& host;
   std::vector<Bound> out;
-  std::set<std::string> allowed;  // the policy's syscalls expanded once (empty without a syscalls section)
+  const std::set<std::string>& allowed;  // the policy's syscalls expanded (empty without a syscalls section)
   void add(std::string mech, bool available, std::string missing = "", const char* by = kBeforeExecve,
            std::string detail = "") {
     out.push_back(Bound{std::move(mech), available, by, available ? std::move(detail) : std::move(missing)});
@@ -208,7 +208,11 @@ void landlock(Builder& b, const Policy& p) {
 }  // namespace
 
 std::vector<Bound> explain(const Policy& p, const HostProbe& host) {
-  Builder b{host, {}, p.syscalls ? allowed_syscalls(*p.syscalls).value_or(std::set<std::string>{}) : std::set<std::string>{}};
+  return explain(p, host, p.syscalls ? allowed_syscalls(*p.syscalls).value_or(std::set<std::string>{}) : std::set<std::string>{});
+}
+
+std::vector<Bound> explain(const Policy& p, const HostProbe& host, const std::set<std::string>& allowed) {
+  Builder b{host, {}, allowed};
   identity(b, p);
   namespaces(b, p);
   resources(b, p);

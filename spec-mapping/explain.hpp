@@ -3,6 +3,7 @@
 // "Boundary versus Setting": all of these are applied from above, before execve, so the
 // process cannot undo them).
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ inline constexpr const char* kConfigHeld = "the policy holds what the config ask
 using HostProbe = host::Facts;
 
 std::vector<Bound> explain(const Policy& p, const HostProbe& host);
+// The same with the policy's syscalls expanded by the caller (allowed_syscalls(), empty without a
+// syscalls section): create expands them once for the filter and the explanation.
+std::vector<Bound> explain(const Policy& p, const HostProbe& host, const std::set<std::string>& allowed);
 
 // One line for a terminal: "[ok] memory cgroup limit 128 MiB: Boundary (...)".
 std::string format_bound(const Bound& b);

@@ -16,7 +16,11 @@ Result<std::set<std::string>> allowed_syscalls(const Syscalls& s) {
 
 Result<std::optional<oci::Seccomp>> seccomp_filter(const Policy& p) {
   if (!p.syscalls) return std::optional<oci::Seccomp>{};
-  auto names = TRY(allowed_syscalls(*p.syscalls));
+  return seccomp_filter(p, TRY(allowed_syscalls(*p.syscalls)));
+}
+
+std::optional<oci::Seccomp> seccomp_filter(const Policy& p, const std::set<std::string>& names) {
+  if (!p.syscalls) return std::nullopt;
   oci::Seccomp f;
   switch (p.syscalls->default_action) {
     case DefaultAction::errno_eperm:
@@ -41,7 +45,7 @@ Result<std::optional<oci::Seccomp>> seccomp_filter(const Policy& p) {
     f.syscalls.push_back(
         {{"unshare"}, "SCMP_ACT_ALLOW", std::nullopt, {{0, kCloneNewMask | kCloneNewTime, 0, "SCMP_CMP_MASKED_EQ"}}});
   f.syscalls.push_back({{"clone3"}, "SCMP_ACT_ERRNO", uint32_t(ENOSYS), {}});
-  return std::optional<oci::Seccomp>(std::move(f));
+  return f;
 }
 
 }  // namespace sh::policy

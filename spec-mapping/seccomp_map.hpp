@@ -32,5 +32,7 @@ inline constexpr const char* kAlwaysAllowed[] = {"execve", "exit", "exit_group",
 Result<std::set<std::string>> allowed_syscalls(const Syscalls& s);
 // The filter, or nullopt when the policy has no syscalls section.
 Result<std::optional<oci::Seccomp>> seccomp_filter(const Policy& p);
+// The same from `allowed`, the section's allowed_syscalls() (a caller that has them already).
+std::optional<oci::Seccomp> seccomp_filter(const Policy& p, const std::set<std::string>& allowed);
 
 }  // namespace sh::policy
