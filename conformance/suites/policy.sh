@@ -162,13 +162,17 @@ case_pids_harsh() {
 }
 
 case_pids_cgroup_alone() {
-  # a fixed uid: no RLIMIT_NPROC (docs/policy.md), the pids cgroup alone holds
+  # a fixed uid: no RLIMIT_NPROC (docs/policy.md), the pids cgroup alone holds. Below Landlock
+  # ABI 3 (Linux 6.1) harsh's truncate right has a stand-in only with a throwaway uid
+  # (docs/landlock.md), so create refuses harsh with a fixed uid there; this case is about pids,
+  # so it runs best effort (a no-op where the kernel has every right).
   known_fail runc crun
   local b p
-  p=$(derive harsh-uid1000 '.identity.uid = 1000')
+  p=$(derive harsh-uid1000 '.identity.uid = 1000 | .bestEffort = true')
   b=$(new_bundle b sh -c "$FORKS")
   with_policy "$p"
   run_in "$b"
+  [ -n "$OUT" ] || fail "the container printed nothing (exit $RC): $ERR"
   assert_not_contains "$OUT" $'Max processes             4 ' "no RLIMIT_NPROC 4 with a shared uid"
   assert_eq "started 3" "$(grep '^started' <<<"$OUT" | tail -1)" "children started (1 + 3 processes)"
   assert_not_contains "$OUT" "all started" "the fifth process"
