@@ -189,7 +189,7 @@ void leave_record(Job& j, uint64_t deadline_ns, uint64_t fired_ns) {
   p = put(put_uint(p, j.started_ns), ",\"deadlineNs\":");
   p = put(put_uint(p, deadline_ns), ",\"firedNs\":");
   p = put(put_uint(p, fired_ns), "}\n");
-  long fd = raw_open(j.record, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
+  long fd = raw(SYS_openat, AT_FDCWD, long(j.record), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
   raw(SYS_write, fd, long(j.buf), p - j.buf);
   raw(SYS_close, fd);

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +104,9 @@ BOOST_AUTO_TEST_CASE(kills_a_process_that_ignores_sigterm_after_the_limit) {
   // clock of /proc/<pid>/stat), fired at or after that.
   auto text = read_file(rd.path);
   BOOST_REQUIRE_MESSAGE(text, "no record at " << rd.path);
+  struct stat st_rec {};
+  BOOST_TEST(stat(rd.path.c_str(), &st_rec) == 0);
+  BOOST_TEST((st_rec.st_mode & 07777) == 0600u);  // its owner reads it without CAP_DAC_OVERRIDE (rootless)
   auto f = parse_watchdog_fired(*text, rd.path);
   BOOST_REQUIRE_MESSAGE(f, (f ? "" : f.error().what()));
   BOOST_TEST(f->started_ns == started * (1'000'000'000u / uint64_t(sysconf(_SC_CLK_TCK))));
