@@ -21,6 +21,7 @@ struct Facts {
   bool pidfd = false;         // pidfd_open(2) works (the watchdog needs it)
   bool memfd_noexec = false;  // /proc/sys/vm/memfd_noexec is there (Linux 6.3+) and ours to write (host root)
   bool memfd_secret = false;  // memfd_secret(2) works (Linux 5.14+, secretmem enabled)
+  bool mdwe = false;          // prctl(PR_GET_MDWE) answers: memory-deny-write-execute (Linux 6.3+)
 
   // Filled by probe(Depth::features) only: what `features` lists and nothing else asks.
   bool apparmor = false;  // the kernel answers AppArmor's attributes

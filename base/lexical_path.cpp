@@ -24,6 +24,11 @@ std::vector<std::string> path_components(std::string_view path) {
   return out;
 }
 
+std::string parent_path(std::string_view path) {
+  size_t i = path.rfind('/');
+  return i == 0 || i == std::string_view::npos ? "/" : std::string(path.substr(0, i));
+}
+
 std::string clean_path(std::string_view path) {
   std::vector<std::string> out;
   for (auto& c : path_components(path)) {

@@ -11,6 +11,8 @@ namespace sh {
 std::vector<std::string> path_components(std::string_view path);
 // Lexically clean an absolute path ("/a/../b/" -> "/b"; never above "/").
 std::string clean_path(std::string_view path);
+// The directory of an absolute clean path ("/a/b" -> "/a", "/a" -> "/", "/" -> "/").
+std::string parent_path(std::string_view path);
 // "/" followed by each part, "/"-separated ({} -> "/").
 std::string join_path(const std::vector<std::string>& parts);
 

@@ -31,6 +31,7 @@ Environment (all optional):
   BENCH_OUT=DIR           where to write the results (default bench/results)
   BENCH_KEEP=1            keep the temp dir (containers, cgroups and mounts are still removed)
   BENCH_STATE_ON_DISK=1   keep the --root dirs on the temp dir's file system instead of a tmpfs
+  BENCH_SECTIONS="a,b"    run only the sections whose names start with these (a partial run)
 """
 
 import argparse
@@ -51,6 +52,7 @@ import tempfile
 import time
 
 import docker_seccomp
+import workloads
 
 RO_OP = "run /bin/true, binaries on a read-only mount"
 # DESIGN.md §8's targets.
@@ -80,6 +82,11 @@ LEVELS = env_list("BENCH_LEVELS", [0, 10] if QUICK else [0, 100, 500])
 SCALE_ROUNDS = env_int("BENCH_SCALE_ROUNDS", 3 if QUICK else 8)
 PARALLEL = env_list("BENCH_PARALLEL", [5] if QUICK else [10, 50])
 PAR_ROUNDS = env_int("BENCH_PAR_ROUNDS", 2 if QUICK else 3)
+
+
+def env_list_str(name):
+    v = os.environ.get(name, "").strip()
+    return [x.strip() for x in v.split(",") if x.strip()] if v else []
 
 
 def log(msg):
@@ -378,6 +385,9 @@ class Bench:
         return False
 
     def section(self, name, fn):
+        only = env_list_str("BENCH_SECTIONS")
+        if only and not any(name.startswith(o) for o in only):
+            return
         t0 = time.monotonic()
         log(f"== {name}")
         try:
@@ -416,13 +426,18 @@ class Bench:
             for rt in self.rotate(r):
                 cid = self.newid(rt, "run")
                 b = self.bundle(cid, ["/bin/true"], netns=netns, seccomp=seccomp)
-                m = self.measure(rt.cmd("run", "--bundle", b, cid))
-                if m["rc"] != 0:
-                    rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
-                    call(rt.cmd("delete", "--force", cid))
-                elif r >= 0:
-                    self.record(op, rt, m)
-                reap()
+                self.measure_round(rt, op, rt.cmd("run", "--bundle", b, cid), cid, r)
+
+    def measure_round(self, rt, op, argv, cid, r):
+        """One measured command of round r: recorded under op (r >= 0), or the reason op is n/a
+        for rt when it fails (and the container cid deleted)."""
+        m = self.measure(argv)
+        if m["rc"] != 0:
+            rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
+            call(rt.cmd("delete", "--force", cid))
+        elif r >= 0:
+            self.record(op, rt, m)
+        reap()
 
     def sec_run_ro_binaries(self):
         """`run` with every runtime's binary copied onto a read-only bind mount (in the bench's own
@@ -1007,7 +1022,7 @@ class Report:
         w("")
         w("| target | measured (medians) | verdict |")
         w("| --- | --- | --- |")
-        for t, v, verdict in self.targets():
+        for t, v, verdict in self.targets() + workloads.targets(self):
             w(f"| {t} | {v} | {verdict} |")
         w("")
         w("Why a missed target is missed, with the profile behind it: [profile.md](profile.md).")
@@ -1044,6 +1059,7 @@ class Report:
             cells = [fmt_ms(s, 1) if s else self.why_na(op, n) for s, n in zip(sts, names)]
             w(f"| {op} | {' | '.join(cells)} | {self.ratios(sts)} |")
         w("")
+        workloads.section(self, w)
         w("## Our `run` under policies/harsh.json against our plain `run`")
         w("")
         h = self.get("run under harsh", "sharness", "cpu_ms")
@@ -1256,6 +1272,8 @@ def main():
         b.section("create/start/delete", b.sec_lifecycle)
         b.section("exec", b.sec_exec)
         b.section("policy harsh", b.sec_policy)
+        b.section("policy learn", lambda: workloads.sec_learn(b, ROUNDS, WARM))
+        b.section("python3 profile", lambda: workloads.sec_python(b, REPO, ROUNDS, WARM, first_line, log))
         b.section("scaling " + "/".join(map(str, LEVELS)), b.sec_scaling)
         b.section("parallel " + "/".join(map(str, PARALLEL)), b.sec_parallel)
         b.section("hyperfine, perf stat, time -v", b.sec_tools)

@@ -293,6 +293,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
   ext.policy_hash = p.hash;
   ext.best_effort = p.best_effort;
   ext.wall_clock_seconds = p.wall_clock_seconds;
+  ext.deny_write_execute = p.memory && p.memory->deny_write_execute;
   if (p.network) ext.network = network_name(*p.network);
   // Before anything of the policy's own (KMS, edges) is added: these are the client's hooks.
   ext.hooks_from_config = p.hooks_from_config.value_or(true);

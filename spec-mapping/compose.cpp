@@ -74,7 +74,8 @@ std::optional<Network> meet_network(const std::optional<Network>& a, const std::
 
 std::optional<Memory> meet_memory(const std::optional<Memory>& a, const std::optional<Memory>& b) {
   if (!a || !b) return a ? a : b;
-  return Memory{min_opt(a->limit, b->limit), min_opt(a->address_space, b->address_space)};
+  return Memory{min_opt(a->limit, b->limit), min_opt(a->address_space, b->address_space),
+                a->deny_write_execute || b->deny_write_execute};
 }
 
 // The smaller share of a CPU: compare quota/period as cross products (no rounding).

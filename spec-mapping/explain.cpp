@@ -61,6 +61,10 @@ void resources(Builder& b, const Policy& p) {
   if (p.memory && p.memory->limit)
     b.add("memory cgroup limit " + format_size(*p.memory->limit), b.host.memory_cgroup, "no memory cgroup controller");
   if (p.memory && p.memory->address_space) b.add("RLIMIT_AS " + format_size(*p.memory->address_space), true);
+  if (p.memory && p.memory->deny_write_execute)
+    b.add("memory-deny-write-execute: no writable and executable memory, nothing made executable after it was written "
+          "(PR_SET_MDWE)",
+          b.host.mdwe, "no PR_SET_MDWE on this kernel (Linux 6.3+)");
   if (p.cpu) {
     char share[32];
     std::snprintf(share, sizeof share, "%.2f", double(p.cpu->quota) / double(p.cpu->period));

@@ -21,6 +21,7 @@ void write_extension(json::Writer& w, const Extension& e) {
   if (e.ephemeral_gid) w.kv("ephemeralGid", true);
   if (e.network) w.kv("network", *e.network);
   if (e.wall_clock_seconds) w.key("wallClockSeconds").uinteger(*e.wall_clock_seconds);
+  if (e.deny_write_execute) w.kv("denyWriteExecute", true);
   if (e.devices) w.kv("devices", *e.devices);
   if (e.seccomp) {
     w.key("seccomp");
@@ -125,7 +126,7 @@ Error tidy(Error e) {
 
 Result<Extension> parse_impl(const json::Value& v) {
   TRYV(v.expect_object());
-  TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "devices", "seccomp",
+  TRYV(strict(v, {"policy", "bestEffort", "ephemeralUid", "ephemeralGid", "network", "wallClockSeconds", "denyWriteExecute", "devices", "seccomp",
                   "edges", "secrets", "egress", "landlock", "landlockStandIns", "exec", "hooksFromConfig", "bounds"}));
   Extension e;
   auto pol = TRY(v.need("policy"));
@@ -139,6 +140,7 @@ Result<Extension> parse_impl(const json::Value& v) {
   if (e.network && *e.network != "none" && *e.network != "loopback" && *e.network != "host")
     return fail(v.child_path("network") + ": expected \"none\", \"loopback\" or \"host\", got \"" + *e.network + "\"");
   TRYV(v.opt("wallClockSeconds", e.wall_clock_seconds));
+  TRYV(v.opt("denyWriteExecute", e.deny_write_execute));
   TRYV(v.opt("hooksFromConfig", e.hooks_from_config));
   if (v.get("devices")) {
     std::vector<std::string> names;

@@ -9,6 +9,7 @@
 //     "ephemeralUid": true, "ephemeralGid": true,
 //     "network": "none",
 //     "wallClockSeconds": 60,
+//     "denyWriteExecute": true,
 //     "devices": ["null", "urandom", "zero"],
 //     "seccomp": { ...an OCI linux.seccomp object: the policy's filter, loaded after
 //                  (stacked on) the config's own, right before execve... },
@@ -49,6 +50,7 @@ struct Extension {
   std::string policy_hash;
   std::optional<oci::Seccomp> seccomp;          // the stacked filter (second, after the config's)
   std::optional<uint64_t> wall_clock_seconds;   // the runtime's watchdog kills the container after
+  bool deny_write_execute = false;              // PR_SET_MDWE before execve (memory.denyWriteExecute)
   bool ephemeral_uid = false;                   // the runtime picks a throwaway uid at create...
   bool ephemeral_gid = false;                   // ...and uses it as the gid too (the policy named no gid)
   bool best_effort = false;                     // false: refuse to run if a bound is unavailable

@@ -51,6 +51,9 @@ const char* network_name(Network n);
 struct Memory {
   std::optional<uint64_t> limit;          // memory cgroup limit, bytes
   std::optional<uint64_t> address_space;  // RLIMIT_AS, bytes
+  // No memory both writable and executable, and none made executable after it was written
+  // (prctl PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN): code written at run time never runs.
+  bool deny_write_execute = false;
   bool operator==(const Memory&) const = default;
 };
 

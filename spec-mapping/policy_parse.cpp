@@ -215,8 +215,9 @@ Result<Network> parse_network(const Value& v) {
 }
 
 Result<Memory> parse_memory(const Value& v) {
-  TRYV(strict(v, {"limit", "addressSpace"}));
+  TRYV(strict(v, {"limit", "addressSpace", "denyWriteExecute"}));
   Memory m;
+  if (auto d = v.get("denyWriteExecute")) m.deny_write_execute = TRY(d->as_bool());
   if (auto l = v.get("limit")) m.limit = TRY(parse_size(*l, kMemoryMin, kMemoryMax));
   if (auto a = v.get("addressSpace")) m.address_space = TRY(parse_size(*a, kMemoryMin, kMemoryMax));
   return m;

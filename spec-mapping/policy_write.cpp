@@ -30,6 +30,7 @@ std::string policy_to_json(const Policy& p, bool pretty) {
     w.key("memory").begin_object();
     if (p.memory->limit) w.key("limit").uinteger(*p.memory->limit);
     if (p.memory->address_space) w.key("addressSpace").uinteger(*p.memory->address_space);
+    if (p.memory->deny_write_execute) w.kv("denyWriteExecute", true);
     w.end_object();
   }
   if (p.cpu) w.key("cpu").begin_object().key("quota").uinteger(p.cpu->quota).key("period").uinteger(p.cpu->period).end_object();

@@ -10,7 +10,12 @@ constexpr std::array kFlags{
          .help = "the policy the attempts run under (default: the global --policy, else harsh)",
          .completes = Completes::file},
     Flag{.name = "wall-clock", .value = "SECONDS", .help = "the wall-clock attempt's limit (default: 3)"},
-    Flag{.name = "keep", .help = "keep the temporary directory, for inspection"}};
+    Flag{.name = "keep", .help = "keep the temporary directory, for inspection"},
+    Flag{.name = "workload", .value = "NAME",
+         .help = "python3: the attempts made by Python code, under the python3 profile (docs/learn.md)",
+         .completes = Completes::choices, .choices = "python3"},
+    Flag{.name = "rootfs", .value = "DIR", .help = "--workload's image (default: scripts/rootfs.sh workloads' cache)",
+         .completes = Completes::directory}};
 }  // namespace
 
 const CommandTable kHelloTable{
@@ -26,6 +31,10 @@ Result<int> cmd_hello(const lifecycle::Globals& g, const Args& args, size_t from
   o.policy = p.get("policy");
   if (p.has("wall-clock")) o.clock_seconds = TRY(to_unsigned("wall-clock", p.get("wall-clock")));
   o.keep = p.flag("keep");
+  o.workload = p.get("workload");
+  o.rootfs = p.get("rootfs");
+  if (!o.rootfs.empty() && o.workload.empty()) return fail("hello: --rootfs is --workload's image");
+  if (!o.workload.empty()) return lifecycle::hello::run_workload(g, o);
   return lifecycle::hello::run(g, o);
 }
 

@@ -104,32 +104,40 @@ Result<int> diff(const Parsed& p) {
 }
 
 constexpr std::array kArgs{
-    Arg{.name = "<subcommand>", .help = "check, hash, map, apply, explain, pin or diff", .completes = Completes::choices,
-        .choices = "check hash map apply explain pin diff"},
-    Arg{.name = "[FILE]", .help = "the policy file (all but apply; diff: two)", .completes = Completes::file}};
+    Arg{.name = "<subcommand>", .help = "check, hash, map, apply, explain, pin, diff or learn", .completes = Completes::choices,
+        .choices = "check hash map apply explain pin diff learn"},
+    Arg{.name = "[FILE]", .help = "the policy file (all but apply; diff: two; learn: the new policy's id)", .completes = Completes::file}};
 constexpr std::array kFlags{
     Flag{.name = "bundle", .alias = "b", .value = "DIR",
-         .help = "map: merge into its config.json; apply: rewrite it; pin: hash its rootfs",
+         .help = "map: merge into its config.json; apply: rewrite it; pin: hash its rootfs; learn: run it",
          .completes = Completes::directory},
     Flag{.name = "policy", .alias = "p", .value = "FILE", .help = "apply: a policy to apply (repeat to compose)",
          .completes = Completes::file, .repeatable = true, .only = "check hash map apply explain"},
     Flag{.name = "rootfs", .value = "DIR", .help = "pin: hash the files of this root (symlinks resolved inside it)",
          .completes = Completes::directory, .only = "pin"},
-    Flag{.name = "out", .alias = "o", .value = "FILE", .help = "pin: write the repinned policy here (default: stdout)",
-         .completes = Completes::file, .only = "pin"}};
+    Flag{.name = "out", .alias = "o", .value = "FILE",
+         .help = "pin, learn: write the repinned or learned policy here (default: stdout)",
+         .completes = Completes::file, .only = "pin learn"},
+    Flag{.name = "from", .value = "FILE",
+         .help = "learn: the policy whose other sections the run is held to and the result keeps",
+         .completes = Completes::file, .only = "learn"},
+    Flag{.name = "seconds", .value = "N", .help = "learn: end the run after N seconds (a server's window)",
+         .only = "learn"}};
 
 }  // namespace
 
 const CommandTable kPolicyTable{
     .name = "policy",
-    .summary = "check, hash, map, apply, explain, pin or diff policies",
+    .summary = "check, hash, map, apply, explain, pin, diff or learn policies",
     .args = kArgs,
     .flags = kFlags,
     .description = "check FILE: parse and validate it; hash FILE: its canonical hash; map FILE [--bundle DIR]: the\n"
                    "OCI config it maps to (merged with the bundle's); apply --policy FILE... --bundle DIR: merge into\n"
                    "the bundle's config.json; explain FILE: each bound and whether this host can hold it;\n"
                    "pin --bundle DIR|--rootfs DIR FILE [--out FILE]: refresh the exec section's SHA-256 pins;\n"
-                   "diff A B: what each allows that the other does not, section by section (exit 1 if any).",
+                   "diff A B: what each allows that the other does not, section by section (exit 1 if any);\n"
+                   "learn --bundle DIR [--from POLICY] [--out FILE] [--seconds N] [ID]: run the bundle once, recorded,\n"
+                   "and write the tightest policy under which that run succeeds (docs/learn.md).",
     .usage = kPolicyUsage,
 };
 
@@ -137,6 +145,7 @@ Result<int> cmd_policy(const lifecycle::Globals& g, const Args& args, size_t fro
   if (from >= args.size()) return fail(std::string("policy: missing subcommand (usage: ") + kPolicyUsage + ")");
   const std::string& sub = args[from];
   if (sub == "pin") return cmd_policy_pin(args, from + 1);
+  if (sub == "learn") return cmd_policy_learn(g, args, from + 1);
   // check, hash, map, apply and explain share one parser: their flags are one set.
   auto p = TRY(parse(kPolicyTable, args, from + 1, "check"));
   if (sub == "check") return check(p);

@@ -1,4 +1,5 @@
 #include "cmd/sharness-runtime/hello.hpp"
+#include "cmd/sharness-runtime/hello_run.hpp"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -100,6 +101,7 @@ Result<Facts> facts_of(const policy::Policy& p) {
   if (p.memory) {
     f.memory_limit = p.memory->limit.value_or(0);
     f.address_space = p.memory->address_space.value_or(0);
+    f.deny_write_execute = p.memory->deny_write_execute;
   }
   f.ephemeral_uid = p.identity.uid && p.identity.uid->ephemeral;
   if (p.pids) {
@@ -706,20 +708,21 @@ std::string kms_section(const policy::Policy& p, const policy::HostProbe& host) 
   return out;
 }
 
-std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path) {
+std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path,
+                                           const std::string& file) {
   std::vector<std::string> out;
-  for (auto& d : policy_dirs) out.push_back((fs::path(d) / "harsh.json").lexically_normal().string());
+  for (auto& d : policy_dirs) out.push_back((fs::path(d) / file).lexically_normal().string());
   fs::path bin = fs::path(exe_path).parent_path();
-  out.push_back((bin / ".." / "share" / "sharness" / "policies" / "harsh.json").lexically_normal().string());
-  out.push_back((bin / ".." / "policies" / "harsh.json").lexically_normal().string());
-  out.push_back((bin / ".." / ".." / "policies" / "harsh.json").lexically_normal().string());
+  out.push_back((bin / ".." / "share" / "sharness" / "policies" / file).lexically_normal().string());
+  out.push_back((bin / ".." / "policies" / file).lexically_normal().string());
+  out.push_back((bin / ".." / ".." / "policies" / file).lexically_normal().string());
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Running it
 
-namespace {
+namespace detail {
 
 bool exists(const std::string& p) {
   struct stat st {};
@@ -727,6 +730,11 @@ bool exists(const std::string& p) {
 }
 
 Result<std::string> self_exe() { return sealed_exe::binary_path(); }
+
+// The shipped profiles hello may find beside the binary when no policy dir holds them.
+bool is_shipped(const std::string& file) {
+  return file == "harsh.json" || file == "python3.json" || file == "node.json" || file == "sh.json";
+}
 
 Result<std::string> resolve_policy(const std::string& name, const RuntimeConfig& rc, const std::string& exe) {
   std::vector<std::string> tried;
@@ -742,16 +750,18 @@ Result<std::string> resolve_policy(const std::string& name, const RuntimeConfig&
       if (exists(p)) return p;
       tried.push_back(p);
     }
-    if (file != "harsh.json")
-      return fail("hello: policy \"" + name + "\" not found (looked in the policy dirs: " + tried.front() + ")");
+    if (!is_shipped(file))
+      return fail("hello: policy \"" + name + "\" not found (looked in the policy dirs: " +
+                  (tried.empty() ? std::string("none") : tried.front()) + ")");
   }
-  for (auto& p : policy_candidates(rc.policy_dirs, exe)) {
+  const std::string file = name.empty() ? "harsh.json" : name.ends_with(".json") ? name : name + ".json";
+  for (auto& p : policy_candidates(rc.policy_dirs, exe, file)) {
     if (exists(p)) return p;
     tried.push_back(p);
   }
   std::string list;
   for (auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-  return fail("hello: no harsh.json found (tried " + list + "); name one with --policy FILE");
+  return fail("hello: no " + file + " found (tried " + list + "); name one with --policy FILE");
 }
 
 std::string busybox_path() {
@@ -834,17 +844,8 @@ int wait_exit(pid_t pid) {
   return -1;
 }
 
-using Clock = std::chrono::steady_clock;
-
-struct Job {
-  std::string id, out, err;
-  pid_t pid = -1;
-  Clock::time_point t0;
-};
-
-// `keep`: `run --keep`, for a state to read after the container exited (then delete it).
 Result<Job> start_job(const std::vector<std::string>& base, const std::string& bundle, const std::string& id,
-                      const std::string& dir, bool keep = false) {
+                      const std::string& dir, bool keep) {
   Job j;
   j.id = id;
   j.out = dir + "/" + id + ".out";
@@ -917,27 +918,36 @@ int accepted(const Listener& l) {
 }
 
 // Everything made for this run, removed in the destructor.
-struct Scratch {
-  std::string dir, exe, state, cgparent;
-  std::vector<std::string> ids;
-  bool keep = false;
-  ~Scratch() {
-    if (dir.empty()) return;
-    for (auto& id : ids) {  // `run` deletes its container; this is for a run that failed half-way
-      auto pid = spawn({exe, "--root", state, "delete", "--force", id}, "/dev/null", "/dev/null");
-      if (pid) wait_exit(*pid);
-    }
-    std::error_code ec;
-    for (auto& e : fs::directory_iterator("/sys/fs/cgroup", ec))
-      for (const auto& cg : {cgparent, cgparent + "-kms"}) ::rmdir((e.path() / cg).c_str());
-    for (const auto& cg : {cgparent, cgparent + "-kms"}) ::rmdir(("/sys/fs/cgroup/" + cg).c_str());
-    if (keep) {
-      std::fprintf(stderr, "hello: kept %s\n", dir.c_str());
-      return;
-    }
-    fs::remove_all(dir, ec);
+Result<void> Scratch::make(const std::string& binary, bool keep_it) {
+  exe = binary;
+  keep = keep_it;
+  const char* tmpdir = ::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/sharness-hello.XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return sys_error("hello: mkdtemp " + tmpl);
+  dir = tmpl;
+  ::chmod(dir.c_str(), 0755);
+  state = dir + "/state";
+  cgparent = "sharness-hello-" + std::to_string(::getpid());
+  if (::mkdir(state.c_str(), 0700) < 0) return sys_error("hello: mkdir " + state);
+  return {};
+}
+
+Scratch::~Scratch() {
+  if (dir.empty()) return;
+  for (auto& id : ids) {  // `run` deletes its container; this is for a run that failed half-way
+    auto pid = spawn({exe, "--root", state, "delete", "--force", id}, "/dev/null", "/dev/null");
+    if (pid) wait_exit(*pid);
   }
-};
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator("/sys/fs/cgroup", ec))
+    for (const auto& cg : {cgparent, cgparent + "-kms"}) ::rmdir((e.path() / cg).c_str());
+  for (const auto& cg : {cgparent, cgparent + "-kms"}) ::rmdir(("/sys/fs/cgroup/" + cg).c_str());
+  if (keep) {
+    std::fprintf(stderr, "hello: kept %s\n", dir.c_str());
+    return;
+  }
+  fs::remove_all(dir, ec);
+}
 
 // The watchdogs are double-forked; as a child subreaper, hello inherits and reaps them.
 void reap_all(std::chrono::milliseconds budget) {
@@ -1008,7 +1018,9 @@ Result<void> seal_throwaway_vault(const policy::SecretsPolicy& sp, const std::st
   return {};
 }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 Result<int> run(const Globals& g, const Options& o) {
   if (::geteuid() != 0) return fail("hello: needs root (containers need namespaces and cgroups here)");
@@ -1023,16 +1035,7 @@ Result<int> run(const Globals& g, const Options& o) {
   // A reader that goes away (`hello | head`) must not kill hello before it cleans up.
   ::signal(SIGPIPE, SIG_IGN);
   Scratch s;
-  s.exe = exe;
-  s.keep = o.keep;
-  const char* tmpdir = ::getenv("TMPDIR");
-  std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/sharness-hello.XXXXXX";
-  if (!::mkdtemp(tmpl.data())) return sys_error("hello: mkdtemp " + tmpl);
-  s.dir = tmpl;
-  ::chmod(s.dir.c_str(), 0755);
-  s.state = s.dir + "/state";
-  s.cgparent = "sharness-hello-" + std::to_string(::getpid());
-  if (::mkdir(s.state.c_str(), 0700) < 0) return sys_error("hello: mkdir " + s.state);
+  TRYV(s.make(exe, o.keep));
   std::string rootfs = s.dir + "/rootfs";
   TRYV(make_rootfs(rootfs));
 

@@ -59,6 +59,7 @@ struct Facts {
   bool nproc = false;                            // RLIMIT_NPROC follows pids (ephemeral uid)
   bool ephemeral_uid = false;
   uint64_t wall_clock = 0;                       // seconds; 0: none
+  bool deny_write_execute = false;               // memory.denyWriteExecute (PR_SET_MDWE)
   bool seccomp = false;                          // an allowlist exists
   std::set<std::string> allowed;                 // its syscalls, groups expanded
   std::string network = "host";                  // none, loopback, host
@@ -145,7 +146,9 @@ std::string format_not_started(const std::vector<Unstarted>& failed, size_t cont
 // Where harsh.json is looked for when no policy is given, in order: the runtime config's
 // policy dirs, <dir of the binary>/../share/sharness/policies, then the source tree's
 // policies/ relative to the binary (a build dir inside or next to the tree).
-std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path);
+// `file`: the shipped profile looked for (hello --workload: python3.json).
+std::vector<std::string> policy_candidates(const std::vector<std::string>& policy_dirs, const std::string& exe_path,
+                                           const std::string& file = "harsh.json");
 
 // What hello says about the policy's KMS sidecar, before the table (from `policy explain`'s
 // line for `secrets`, on `host`): what the workload may ask for, and where the master keys
@@ -154,7 +157,9 @@ std::vector<std::string> policy_candidates(const std::vector<std::string>& polic
 std::string kms_section(const policy::Policy& p, const policy::HostProbe& host);
 
 struct Options {
-  std::string policy;           // NAME or PATH; empty: the global --policy, else harsh
+  std::string policy;           // NAME or PATH; empty: the global --policy, else harsh (or the workload's profile)
+  std::string workload;         // --workload python3: hello_workload.cpp's attempts instead of busybox's
+  std::string rootfs;           // --workload's image (default: scripts/rootfs.sh's cached workloads tree)
   uint64_t clock_seconds = 3;   // the wall-clock attempt's limit
   bool keep = false;            // keep the temp dir (for inspection)
 };
@@ -162,5 +167,11 @@ struct Options {
 // Run the attempts and print the table to stdout. Returns the exit code: exit_code(rows), or
 // kNotStarted (no table) when a container could not start.
 Result<int> run(const Globals& g, const Options& o);
+
+// hello --workload python3 (hello_workload.cpp): the Python script of the attempts, the rows its
+// records become, and the run (one container on a Debian 12 image, the python3 profile).
+std::string python_attempts();
+std::vector<Row> python_rows(const Facts& f, const RunResult& run);
+Result<int> run_workload(const Globals& g, const Options& o);
 
 }  // namespace sh::lifecycle::hello

@@ -9,6 +9,9 @@
 #   systemd_v2_host        systemd is PID 1 on pure cgroup v2: the clients' systemd driver
 #   assert_scope UNIT SLICE PID ID [PROP=VALUE...]   the container's scope in systemctl show
 #   client_cgroup_dirs DRIVER SLICE PREFIX [ID]      the containers' cgroup dirs, either driver
+#   python_image DIR       (ours) the Debian 12 image with python3 (scripts/rootfs.sh workloads) as a
+#                          rootfs tarball DIR/python.tar, and DIR/policies/python3.json: the shipped
+#                          profile pinned from that image (docs/learn.md); prints the image's root
 #   wait_for CMD...        retry CMD for up to 30 s
 #   stop_pid PID           SIGTERM, wait up to 20 s, then SIGKILL: for daemons we started ourselves
 #   ipt_parse, ipt_normal, ipt_compare, ipt_policy_in: iptables snapshots taken before a daemon
@@ -34,6 +37,15 @@ busybox_rootfs_tar() {
   "$MAKE_BUNDLE" "$dir" sh >/dev/null
   tar -C "$dir/rootfs" -cf "$out" .
   rm -rf "$dir"
+}
+
+python_image() {
+  local dir=$1 wl
+  wl=$("$SHARNESS_SOURCE_DIR/scripts/rootfs.sh" workloads) || return 1
+  mkdir -p "$dir/policies"
+  "$RUNTIME" policy pin --rootfs "$wl" "$SHARNESS_SOURCE_DIR/policies/python3.json" --out "$dir/policies/python3.json" >/dev/null || return 1
+  tar -C "$wl" -cf "$dir/python.tar" . || return 1
+  echo "$wl"
 }
 
 # A one-layer OCI image layout archive, as `ctr image import` wants it.

@@ -8,6 +8,7 @@
 #   "sharness"        -> $SHARNESS_RUNTIME
 #   "sharness-harsh"  -> the same binary with the file's "runtimeArgs": ["--policy", "harsh"]
 #                        (only when the runtime under test is ours: runc has no --policy)
+#   "sharness-python3" -> (ours) "runtimeArgs": ["--policy", "python3"], the workload profile
 # The default bridge is a private one (a bridge of our own with its own subnet, passed as
 # --bridge), so a host dockerd's docker0 is never touched; "ip-forward": false so the host's
 # ip_forward sysctl and FORWARD policy are left alone. Containers go under our own cgroup parent
@@ -108,13 +109,16 @@ RUN_CONTAINERD_EXISTED=0
 # is $POLICIES (installed as `make install` does), so the name resolves without touching /etc/sharness. With
 # another runtime (runc has no --policy) that entry is dropped.
 CONTRIB_DAEMON_JSON=$SHARNESS_SOURCE_DIR/contrib/docker/daemon.json
+# "sharness-python3" (ours only) runs Python under the python3 profile, pinned from the image the
+# suite imports ($DK/policies, looked in first).
 write_daemon_json() {
-  jq -n --arg d "$POLICIES" '{policyDirs: [$d]}' >"$DK/runtime.json"
+  jq -n --arg mine "$DK/policies" --arg d "$POLICIES" '{policyDirs: [$mine, $d]}' >"$DK/runtime.json"
   jq --arg p "$RUNTIME" --arg cfg "$DK/runtime.json" --argjson ours "$OURS" \
     --arg br "$BRIDGE" --arg cg "$(dk_parent)" --arg key "$DK/key.json" --arg cgd "$DK_CGD" \
     --argjson major "${DK_MAJOR:-20}" '
     .runtimes |= with_entries(.value.path = $p) |
     if $ours == 1 then .runtimes["sharness-harsh"].runtimeArgs |= ["--config", $cfg] + .
+      | .runtimes["sharness-python3"] = {path: $p, runtimeArgs: ["--config", $cfg, "--policy", "python3"]}
     else del(.runtimes["sharness-harsh"]) end |
     . + { bridge: $br, "ip-forward": false, "cgroup-parent": $cg,
           "exec-opts": ["native.cgroupdriver=" + $cgd], "storage-driver": "overlay2" } |
@@ -491,6 +495,29 @@ case_policy_runtime_args() {
   assert_not_contains "$OUT" "$(printf 'CapEff:\t0000000000000000')" "control CapEff"
 }
 
+# The python3 workload profile (docs/learn.md) as the floor through runtimeArgs, on Debian 12's
+# python3 image: a job runs, a socket is refused (the profile's seccomp allowlist); control: the
+# plain runtime name, where Docker's own profile allows it.
+PY_IMAGE=sharness-python3:test
+case_policy_python3_runtime_args() {
+  [ "$OURS" = 1 ] || skip "policies (--policy in runtimeArgs) are sharness-runtime's own"
+  [ -s "$DK/python.tar" ] || fail "no python image (scripts/rootfs.sh workloads): $(cat "$DK/python.err" 2>/dev/null)"
+  dk_cmd import -c 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' "$DK/python.tar" "$PY_IMAGE"
+  assert_eq 0 "$RC" "docker import of the python image: $ERR"
+  local job='import hashlib, json, os; print(json.dumps({"id": os.environ.get("SHARNESS_POLICY_ID"), "h": hashlib.sha256(b"x").hexdigest()[:8]}))'
+  dk_run --rm --runtime sharness-python3 --network none "$PY_IMAGE" python3 -c "$job"
+  echo "$OUT"; echo "$ERR" >&2
+  assert_eq 0 "$RC" "a Python job under sharness-python3"
+  assert_eq '{"id": "python3", "h": "2d711642"}' "$OUT" "its output"
+  dk_run --rm --runtime sharness-python3 --network none "$PY_IMAGE" \
+    python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("made a socket")'
+  assert_ne 0 "$RC" "a socket under python3"
+  assert_contains "$ERR" "Operation not permitted" "refused by seccomp (EPERM)"
+  dk_run --rm --runtime sharness --network none "$PY_IMAGE" \
+    python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("made a socket")'
+  assert_eq "made a socket" "$OUT" "control: the plain runtime name"
+}
+
 case_teardown() {
   local left
   teardown_docker
@@ -520,6 +547,7 @@ case_teardown() {
 
 # Start-up outside the cases (no case time limit on it): the daemon, then `docker import` of a
 # rootfs tar of busybox-static (Docker 20.10 cannot `docker load` an OCI layout).
+if [ "$OURS" = 1 ]; then python_image "$DK" >/dev/null 2>"$DK/python.err" || rm -f "$DK/python.tar"; fi
 if start_dockerd; then
   busybox_rootfs_tar "$DK/rootfs.tar"
   dk import -c 'CMD ["sh"]' "$DK/rootfs.tar" "$IMAGE" >/dev/null || echo "# docker import failed"
@@ -538,5 +566,6 @@ tcase "missing executable: the user sees the runtime's error text" case_error_mi
 tcase "bad config (unwritable sysctl): the user sees the runtime's error text" case_error_bad_config
 tcase "systemd cgroup driver: the container is the scope docker-ID.scope with MemoryMax and TasksMax" case_systemd_scope
 tcase "runtimeArgs --policy harsh: SHARNESS_POLICY_ID, CapEff 0, NoNewPrivs 1" case_policy_runtime_args
+tcase "runtimeArgs --policy python3 on Debian 12's python3: a job runs, a socket is refused" case_policy_python3_runtime_args
 tcase "teardown: dockerd, containerd, shims stopped by pid; no mounts, links, iptables left" case_teardown
 finish

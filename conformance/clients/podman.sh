@@ -113,8 +113,10 @@ default_subnet = "$PM_SUBNET"
 EOF
 [ "$PM_NETBACKEND" = cni ] && echo 'cni_plugin_dirs = ["/usr/lib/cni"]' >>"$PM/containers.conf"
 
-# Our runtime's operator config: the shipped policies may be named by the annotation.
-cp "$(installed_policies)"/{harsh,baseline}.json "$PM/policies/"  # pinned to this host's busybox
+# Our runtime's operator config: the shipped policies may be named by the annotation (harsh and
+# baseline pinned to this host's busybox; python3 pinned from the image the suite imports).
+cp "$(installed_policies)"/{harsh,baseline}.json "$PM/policies/"
+if [ "$OURS" = 1 ]; then python_image "$PM" >/dev/null 2>"$PM/python.err" || rm -f "$PM/python.tar"; fi
 printf '{"policyDirs": ["%s"]}\n' "$PM/policies" >"$PM/runtime.json"
 
 # The runtime as Podman sees it: the binary under test with a private --root (and, for ours, the
@@ -558,6 +560,26 @@ case_policy_harsh() { _case_policy harsh; }
 case_policy_baseline() { _case_policy baseline; }
 tcase "policy by annotation: harsh (env id/hash = policy hash, bounds visible inside)" case_policy_harsh
 tcase "policy by annotation: baseline" case_policy_baseline
+
+# The python3 workload profile (docs/learn.md) by annotation, on Debian 12's python3 image: a job
+# runs, a socket is refused (the profile's seccomp allowlist); control: the same without it.
+PY_IMAGE=localhost/sharness-python3:test
+case_policy_python3() {
+  [ "$OURS" = 1 ] || skip "policies are sharness-runtime's; $RUNTIME_NAME ignores the annotation"
+  [ -s "$PM/python.tar" ] || fail "no python image (scripts/rootfs.sh workloads): $(cat "$PM/python.err" 2>/dev/null)"
+  assert_ok pm import --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' "$PM/python.tar" "$PY_IMAGE"
+  local job='import hashlib, json, os; print(json.dumps({"id": os.environ.get("SHARNESS_POLICY_ID"), "h": hashlib.sha256(b"x").hexdigest()[:8]}))'
+  prun --rm --network none --annotation org.sharness.policy=python3 "$PY_IMAGE" python3 -c "$job"
+  assert_rc 0 "a Python job under python3"
+  assert_eq '{"id": "python3", "h": "2d711642"}' "$OUT" "its output"
+  prun --rm --network none --annotation org.sharness.policy=python3 "$PY_IMAGE" \
+    python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("made a socket")'
+  assert_ne 0 "$RC" "a socket under python3"
+  assert_contains "$OUT" "Operation not permitted" "refused by seccomp (EPERM)"
+  prun --rm --network none "$PY_IMAGE" python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM); print("made a socket")'
+  assert_eq "made a socket" "$OUT" "control: no policy"
+}
+tcase "policy by annotation: python3 on Debian 12's python3 (a job runs, a socket is refused)" case_policy_python3
 
 # ---------------------------------------------------------------------------------------------
 # Leftovers

@@ -33,7 +33,9 @@ egress_cleanup() {
   [ "${NETNS_DIR_MADE:-0}" = 1 ] && rmdir /etc/netns 2>/dev/null  # only if empty: others may use it
   return 0
 }
-trap '_egress_rc=$?; egress_cleanup; (exit $_egress_rc); _cleanup' EXIT
+# Only the suite's own shell cleans up: bash was seen running this trap in a case's subshell as
+# it exited (a skip's `exit 77`), which removed $TMP under the cases still to come.
+trap '_egress_rc=$?; if [ "$BASHPID" = "$$" ]; then egress_cleanup; (exit $_egress_rc); _cleanup; fi' EXIT
 
 in_door() { ip netns exec "$NS_DOOR" "$@"; }
 
@@ -528,6 +530,42 @@ os.execv(sys.argv[1], [sys.argv[1], "door", "--config", sys.argv[2]])' "$EGRESS"
   assert_contains "$(cat "$W/bad.err")" "bogus"
 }
 
+case_stops_when_listener_shut() {
+  need_door
+  install -m 0400 -o $((DUID + 6)) "$W/doorca.key" "$W/stop.cakey"
+  jq --arg k "$W/stop.cakey" '.ca.key = $k | .container = "stop"' "$W/a.json" >"$W/stop.json"
+  # The starter keeps the listener, lets the door serve one request, then shuts the listener.
+  OUT=$(in_door /usr/bin/python3 -c '
+import os, socket, subprocess, sys, time
+door, uid, cfg, log, ca = sys.argv[1:6]
+def onto(fd, target):  # fd becomes `target` (inherited); nothing else keeps it
+    if fd != target:
+        os.dup2(fd, target)
+        os.close(fd)
+    os.set_inheritable(target, True)
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
+onto(l.detach(), 3)
+onto(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 4)
+s = socket.socket(fileno=os.dup(3))
+p = subprocess.Popen(["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all",
+                      "--bounding-set=-all", door, "door", "--config", cfg], pass_fds=(3, 4))
+try:
+    for _ in range(100):
+        if "door serving" in open(log).read(): break
+        time.sleep(0.05)
+    r = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-x",
+                        "http://127.0.0.1:%d" % s.getsockname()[1], "--cacert", ca, "https://api.example.com/ok/stop"],
+                       capture_output=True, text=True)
+    print("served", r.stdout)
+    s.shutdown(socket.SHUT_RD)
+    print("exit", p.wait(timeout=20))
+finally:
+    if p.poll() is None: p.kill()  # never left behind' "$EGRESS" $((DUID + 6)) "$W/stop.json" "$W/stop.log" "$W/doorca.pem")
+  assert_line "$OUT" '^served 200$' "the door served while the listener was open"
+  assert_line "$OUT" '^exit 0$' "and exits 0 once it is shut"
+  assert_contains "$(tail -n 1 "$W/stop.log")" "door stops: the listener is closed"
+}
+
 tcase "https: an allowed host and path answer through the door (curl, urllib, IPv6)" case_https_allowed
 tcase "dns: names resolved once through the C library's resolver, every address checked" case_dns
 tcase "http: an allowed plain request answers; an unlisted address literal is refused" case_http_allowed_and_unlisted_literal
@@ -543,4 +581,5 @@ tcase "upstream certificates: untrusted and wrong-name refused" case_upstream_ce
 tcase "fail closed: h2, pipelining, big heads, smuggling, upgrades, uninspectable tunnels" case_fail_closed
 tcase "one JSON log line per request" case_log_lines
 tcase "the door runs unprivileged and confined, and refuses root and bad configs" case_door_unprivileged_and_confined
+tcase "the door serves until its listener is shut, then exits 0" case_stops_when_listener_shut
 finish

@@ -2,6 +2,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "oci/config.hpp"
 #include "oci/state.hpp"
 #include "runtime/lifecycle/state_store.hpp"
+
+namespace sh::policy {
+struct Policy;
+}
 
 namespace sh::lifecycle {
 
@@ -41,6 +46,10 @@ struct CreateOptions {
   bool no_new_keyring = false;
   unsigned preserve_fds = 0;
   const Restoring* restoring = nullptr;  // restore: CRIU brings the processes back instead of clone3
+  // policy learn (learn.hpp): record the run with the recording filter, loaded after every other
+  // bound, under `learn_floor` (--from without the sections being learned) instead of --policy.
+  bool learn = false;
+  std::shared_ptr<const policy::Policy> learn_floor;  // null: no floor at all
 };
 
 // A loaded bundle: the parsed config, the bundle and rootfs paths, the raw config text.

@@ -49,6 +49,7 @@
 #include "runtime/linux/namespaces.hpp"
 #include "runtime/linux/proc_info.hpp"
 #include "runtime/linux/sealed_exe.hpp"
+#include "runtime/linux/syscall_recorder.hpp"
 #include "runtime/linux/terminal.hpp"
 
 namespace sh::lifecycle {
@@ -226,10 +227,14 @@ Result<void> refuse_client_claims(const RuntimeConfig& rc, const oci::Config& c)
 
 // The policy, if any, tightens the config in memory; what OCI cannot express lands in `ext`.
 // `fixed`: which identity fields the floor holds exec to (floor.hpp).
-Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const RuntimeConfig& rc, oci::Config& c,
-                                                      FloorIdentity& fixed) {
+Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const CreateOptions& o, const RuntimeConfig& rc,
+                                                      oci::Config& c, FloorIdentity& fixed) {
   TRYV(refuse_client_claims(rc, c));
-  auto p = TRY(select_policy(rc, g.policy, c));
+  if (o.learn && (c.annotations.contains(policy::kAnnotationPolicy) || c.sharness_json))
+    return fail("policy learn: the bundle's config names a policy (annotation " + std::string(policy::kAnnotationPolicy) +
+                " or a sharness block): give it to policy learn as --from, on the original config");
+  auto p = o.learn ? (o.learn_floor ? std::optional<policy::Policy>(*o.learn_floor) : std::nullopt)
+                   : TRY(select_policy(rc, g.policy, c));
   fixed.uid = p && p->identity.uid;
   fixed.gid = p && (p->identity.uid || p->identity.gid);
   if (c.sharness_json) {
@@ -512,8 +517,12 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   auto filters = TRY(compile_filters({c.linux.seccomp ? &*c.linux.seccomp : nullptr,
                                       ext && ext->seccomp ? &*ext->seccomp : nullptr},
                                      m.rc.seccomp_cache ? g.root : std::string()));
+  std::optional<seccomp::Filter> recording;
+  if (o.learn) recording = TRY(recorder::recording_filter());
   InitContext ctx;
   ctx.config = &c;
+  ctx.recording = recording ? &*recording : nullptr;
+  ctx.deny_write_execute = ext && ext->deny_write_execute;
   ctx.plan = &plan;
   ctx.id = o.id;
   ctx.rootfs = m.b.rootfs;
@@ -734,7 +743,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   TRYV(check_preserved_fds(o.preserve_fds));  // before we open anything
   TRYV(validate_id(o.id));
   Making m = TRY(read_inputs(g, o, std::move(loaded)));
-  m.ext = TRY(apply_policy(g, m.rc, m.c(), m.fixed));
+  m.ext = TRY(apply_policy(g, o, m.rc, m.c(), m.fixed));
   if (o.restoring) TRYVC("restore", same_policy(o.restoring->image, m.x()));
   TRYV(check_config(m));
   ContainerDir dir = TRY(Store(g.root).create(o.id));

@@ -107,6 +107,7 @@ Result<Joined> open_namespaces(const Record& r, int pidfd) {
     if (ext && ext->landlock) landlock.push_back(*ext->landlock);
     auto plan = TRY(plan_launch(p, filters, landlock, o.preserve_fds));
     plan.notify_sink = sock;  // our runtime hands a seccomp notify fd to listenerPath
+    plan.deny_write_execute = ext && ext->deny_write_execute;  // the floor's, as init got it
     if (c.linux.memory_policy) plan.memory_policy = &*c.linux.memory_policy;
     if (auto& a = p.exec_cpu_affinity) {
       plan.final_cpus = a->final_cpus;

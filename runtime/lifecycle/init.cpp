@@ -218,6 +218,8 @@ Result<Prepared> setup(const InitContext& ctx) {
   if (p.landlock_json) landlock.push_back(TRY(oci::parse_landlock(*p.landlock_json, "config.json: process.landlock")));
   if (ctx.policy_landlock) landlock.push_back(*ctx.policy_landlock);
   out.plan = TRY(plan_launch(p, ctx.filters ? *ctx.filters : std::vector<seccomp::Filter>{}, landlock, ctx.preserve_fds));
+  if (ctx.recording) out.plan.recording = *ctx.recording;
+  out.plan.deny_write_execute = ctx.deny_write_execute;
   if (c.linux.memory_policy) out.plan.memory_policy = &*c.linux.memory_policy;
   return out;
 }

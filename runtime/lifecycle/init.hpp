@@ -39,6 +39,8 @@ struct InitContext {
   // itself (cgroups::Cgroup::open_v1_tasks says why); then closes them.
   const std::vector<cgroups::TasksFile>* cgroup_tasks = nullptr;
   const std::vector<seccomp::Filter>* filters = nullptr;  // compiled by the runtime: the config's, a policy's
+  const seccomp::Filter* recording = nullptr;             // policy learn: the recording filter, loaded last
+  bool deny_write_execute = false;                        // a policy's memory.denyWriteExecute
   const oci::LandlockConfig* policy_landlock = nullptr;  // a policy's Landlock layer (sharness.landlock)
   const std::vector<policy::Pin>* exec_pins = nullptr;    // a policy's exec allowlist
   const std::vector<exec_allowlist::Hashed>* pin_hashes = nullptr;  // its files the runtime hashed

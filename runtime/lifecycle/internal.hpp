@@ -1,5 +1,6 @@
 // Pieces shared between lifecycle commands (not part of the public API).
 #pragma once
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -22,7 +23,11 @@ Poststart poststart_of(oci::Config& c);  // moves the hooks out of c
 // start with the container's dir already locked (run uses it right after create). run passes
 // the poststart hooks of the config it has in memory; without them the saved config is read
 // if the record says it has poststart hooks.
-Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart = nullptr);
+// `learning` (policy learn): called with init's announcement of its recording listener (the
+// fd's number), before init can go on to execve.
+using ListenerHook = std::function<Result<void>(const std::string& fd_number)>;
+Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart = nullptr,
+                          const ListenerHook* learning = nullptr);
 // create, for run: the bundle it already loaded (or none), and what start needs afterwards:
 // the container's dir still locked, its record, the config's poststart hooks.
 struct Created {

@@ -17,6 +17,8 @@
 #include "runtime/linux/numa_affinity.hpp"
 #include "runtime/linux/process_attrs.hpp"
 #include "runtime/linux/seccomp_cache.hpp"
+#include "runtime/linux/syscall_recorder.hpp"
+#include "runtime/lifecycle/sync.hpp"
 #include "runtime/lifecycle/seccomp_listener.hpp"
 
 namespace sh::lifecycle {
@@ -148,6 +150,22 @@ Result<void> mark_fds_cloexec(unsigned preserve_fds) {
   return {};
 }
 
+namespace {
+// The recording filter goes last: from its load on, every syscall of ours waits for the
+// recorder, which can only take the listener (pidfd_getfd) once it knows the fd's number.
+Result<void> load_recording(const seccomp::Filter& f, int announce) {
+  if (announce < 0) return fail("policy learn: the recording filter needs the start connection");
+  int next = TRY(recorder::next_fd());
+  TRYV(sync::send(announce, sync::Msg::listener, std::to_string(next)));
+  Fd listener = TRY(f.load());
+  if (listener.get() != next) return fail("policy learn: the recording listener is fd " + std::to_string(listener.get()) +
+                                          ", not the announced " + std::to_string(next));
+  // Close-on-exec (seccomp makes it so): it goes at execve, once the runtime holds its own copy.
+  (void)listener.release();
+  return {};
+}
+}  // namespace
+
 Result<void> launch(const LaunchPlan& plan) {
   const oci::Process& p = *plan.process;
   // First: before no_new_privs (AppArmor refuses a transition under it from a confined
@@ -161,9 +179,12 @@ Result<void> launch(const LaunchPlan& plan) {
     for (auto& rs : plan.landlock) TRYV(landlock::restrict_self(rs.get()));
     for (auto& f : plan.filters)
       if (Fd notify = TRY(f.load())) TRYV(hand_notify_fd(plan.notify_sink, notify.get()));
+    if (plan.recording) TRYV(load_recording(*plan.recording, plan.notify_sink));
     return {};
   };
   if (plan.memory_policy) TRYV(procattr::apply_memory_policy(*plan.memory_policy));
+  // Before any filter (a strict allowlist need not allow prctl); nothing of ours maps W+X after.
+  if (plan.deny_write_execute) TRYV(procattr::deny_write_execute());
   if (plan.final_cpus || plan.reset_affinity)
     TRYV(procattr::apply_cpu_affinity(plan.final_cpus, "process.execCPUAffinity.final"));
   TRYV(caps::apply_bounding(p.capabilities));

@@ -4,6 +4,7 @@
 // before anything runs), then drop to the user, set capabilities and no_new_privs, load
 // the filters last, keep only stdio and preserved fds, execve.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct LaunchPlan {
   // The socket to the runtime command that hands a seccomp notify fd to listenerPath
   // (seccomp_listener.hpp): init's start connection, or exec's sync socket.
   int notify_sink = -1;
+  // policy learn: the recording filter (runtime/linux/syscall_recorder), loaded after every other
+  // bound; its listener's number is announced on `notify_sink` first.
+  std::optional<seccomp::Filter> recording;
+  bool deny_write_execute = false;       // a policy's memory.denyWriteExecute (PR_SET_MDWE), init and exec alike
 };
 
 // Compile the seccomp filters to stack (nulls skipped), through the cache under `cache_root`

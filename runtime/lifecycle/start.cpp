@@ -28,7 +28,7 @@ namespace {
 
 // Release init's barrier: connect to its start socket and send the state. Returns what init
 // answered (nothing when it exec'd), or the transport error.
-Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Record& rec) {
+Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Record& rec, const ListenerHook* learning) {
   Fd sock(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!sock) return sys_error("start socket");
   struct sockaddr_un addr{};
@@ -42,21 +42,29 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
   TRYV(sync::send(sock.get(), sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
   fault::point("start.sent");
   // init closes the socket by exec'ing (CLOEXEC); anything it sends but a seccomp notify fd
-  // on the way (for listenerPath, named by the saved config) is an error.
-  return recv_serving_listener(sock.get(), [&]() -> Result<ListenerTarget> {
-    return listener_of(TRY(load_saved_config(dir)), to_state(rec, Status::created), rec.pid);
-  });
+  // on the way (for listenerPath, named by the saved config) is an error, and but a recording
+  // run's announcement of its listener, which the recorder takes before init goes on.
+  for (;;) {
+    auto m = TRY(recv_serving_listener(sock.get(), [&]() -> Result<ListenerTarget> {
+      return listener_of(TRY(load_saved_config(dir)), to_state(rec, Status::created), rec.pid);
+    }));
+    if (!m || !learning || m->type != sync::Msg::listener) return m;
+    if (auto r = (*learning)(m->payload); !r) {
+      stop_init(rec);
+      return std::unexpected(r.error());
+    }
+  }
 }
 
 }  // namespace
 
-Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart) {
+Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart, const ListenerHook* learning) {
   Status s = status_of(rec);
   TRYV(rules::can_start(rec.id, s));
   // Opened first: a kill that came just before our lock may have init dying still, and then
   // the socket refuses or resets. That is the state error, not a runtime failure.
   Fd init = init_pidfd(rec);
-  auto m = release_init(dir, rec);
+  auto m = release_init(dir, rec, learning);
   if (!m) {
     if (!init || proc::exits_within(init.get(), std::chrono::seconds(2)))
       return fail("cannot start container " + rec.id + ": it is stopped, not created");

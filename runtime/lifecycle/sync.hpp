@@ -21,6 +21,7 @@ enum class Msg : unsigned char {
   start,           // start command -> init: payload: state json for startContainer hooks
   seccomp_fd,      // init or exec -> its runtime: SCM_RIGHTS carries the seccomp notify fd
   seccomp_done,    // runtime -> init or exec: the fd reached listenerPath, go on to execve
+  listener,        // init -> start (policy learn): the recording listener is about to be fd N; payload: N
 };
 
 struct Message {

@@ -833,6 +833,7 @@ Result<Cgroup::Stats> Cgroup::stats() const {
   if (const Dir* d = TRY(dirs.find("pids", "pids"))) {
     s.pids_current = num(*d, "pids.current");
     s.pids_limit = num(*d, "pids.max", 0);  // 0: unlimited, as runc reports it
+    if (auto t = d->read("pids.peak")) s.pids_peak = parse_u64(*t, UINT64_MAX).value_or(0);
   }
   if (const Dir* d = TRY(dirs.find("cpuacct", ""))) {
     s.cpu_usage_ns = num(*d, "cpuacct.usage");

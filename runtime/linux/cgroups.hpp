@@ -112,6 +112,7 @@ class Cgroup {
   struct Stats {
     uint64_t memory_usage = 0, memory_limit = 0, memory_max_usage = 0;
     uint64_t pids_current = 0, pids_limit = 0;
+    std::optional<uint64_t> pids_peak;  // pids.peak, where the kernel has it (policy learn)
     uint64_t cpu_usage_ns = 0;
     uint64_t oom_kills = 0;
   };

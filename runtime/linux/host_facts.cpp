@@ -1,5 +1,6 @@
 // The one host probe (host_facts.hpp).
 #include "runtime/linux/host_facts.hpp"
+#include "runtime/linux/process_attrs.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -195,6 +196,7 @@ Facts probe(Depth depth) {
   // Writable, not only present: /proc/sys answers only the host's root (a rootless caller, or
   // root of a user namespace, gets EACCES when create sets it), so there seccomp stands in.
   h.memfd_noexec = ::access("/proc/sys/vm/memfd_noexec", W_OK) == 0;
+  h.mdwe = ::prctl(procattr::kGetMdwe, 0, 0, 0, 0) >= 0;
 #ifdef SYS_memfd_secret
   long sfd = ::syscall(SYS_memfd_secret, O_CLOEXEC);
   if (sfd >= 0) ::close(int(sfd));

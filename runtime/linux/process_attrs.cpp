@@ -188,6 +188,13 @@ Result<void> apply_io_priority(const oci::IoPriority& p) {
   return sys_error("ioprio_set " + p.io_class + " " + std::to_string(p.priority));
 }
 
+Result<void> deny_write_execute() {
+  constexpr unsigned long kRefuseExecGain = 1;  // PR_MDWE_REFUSE_EXEC_GAIN
+  if (::prctl(kSetMdwe, kRefuseExecGain, 0, 0, 0) < 0)
+    return sys_error("memory-deny-write-execute (prctl PR_SET_MDWE, Linux 6.3+)");
+  return {};
+}
+
 Result<void> apply_personality(const oci::Personality& p) {
   unsigned long persona;
   if (p.domain == "LINUX")

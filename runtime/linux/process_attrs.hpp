@@ -18,6 +18,11 @@ Result<void> apply_oom_score_adj(int adj);        // writes /proc/self/oom_score
 Result<void> apply_scheduler(const oci::Scheduler& s);
 Result<void> apply_io_priority(const oci::IoPriority& p);
 Result<void> apply_personality(const oci::Personality& p);
+// Memory-deny-write-execute (a policy's memory.denyWriteExecute): prctl(PR_SET_MDWE,
+// PR_MDWE_REFUSE_EXEC_GAIN). From here no mapping is writable and executable and none gains
+// execute; it cannot be undone, and children and execve keep it (Linux 6.3+).
+inline constexpr int kSetMdwe = 65, kGetMdwe = 66;  // PR_SET_MDWE, PR_GET_MDWE (older headers lack them)
+Result<void> deny_write_execute();
 // A process's own attributes, in the one order init and exec share: oomScoreAdj, scheduler,
 // ioPriority, then rlimits (the order init always had).
 Result<void> apply_process(const oci::Process& p);

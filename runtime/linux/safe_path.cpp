@@ -143,6 +143,62 @@ Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOp
   return r;
 }
 
+Result<Canonical> canonical_in_root(int root_fd, std::string_view path, bool follow_last) {
+  auto comps = path_components(path);
+  std::deque<std::string> todo(comps.begin(), comps.end());
+  std::vector<std::string> done;
+  Fd cur = TRY(reopen_root(root_fd));
+  int links = 0;
+  Canonical out;
+  while (!todo.empty()) {
+    std::string name = std::move(todo.front());
+    todo.pop_front();
+    if (name == "..") {
+      if (!done.empty()) done.pop_back();
+      cur = TRY(open_in_root(root_fd, join_path(done), O_PATH | O_DIRECTORY, RESOLVE_NO_SYMLINKS));
+      continue;
+    }
+    const bool last = todo.empty();
+    int fd = ::openat(cur.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {  // the rest does not exist (yet)
+      done.push_back(std::move(name));
+      for (auto& rest : todo) done.push_back(std::move(rest));
+      out.path = join_path(done);
+      return out;
+    }
+    if (fd < 0) return sys_error("open " + join_path(done) + (done.empty() ? "" : "/") + name);
+    Fd next(fd);
+    struct stat st;
+    if (::fstat(next.get(), &st) < 0) return sys_error("stat " + name);
+    if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
+      if (++links > kMaxSymlinks) return sys_error("resolve " + std::string(path), ELOOP);
+      std::string target = TRY(read_link(next.get(), name));
+      auto expanded = path_components(target);
+      todo.insert(todo.begin(), expanded.begin(), expanded.end());
+      if (!target.empty() && target.front() == '/') {
+        done.clear();
+        cur = TRY(reopen_root(root_fd));
+      }
+      continue;
+    }
+    done.push_back(std::move(name));
+    if (last) {
+      out.exists = true;
+      out.st = st;
+    } else if (!S_ISDIR(st.st_mode)) {  // "file/x": nothing there, as the kernel says ENOTDIR
+      for (auto& rest : todo) done.push_back(std::move(rest));
+      out.path = join_path(done);
+      return out;
+    }
+    cur = std::move(next);
+  }
+  out.path = join_path(done);
+  if (done.empty()) {  // the root itself
+    out.exists = ::fstat(cur.get(), &out.st) == 0;
+  }
+  return out;
+}
+
 Result<Resolved> resolve_in_root(int root_fd, std::string_view path) {
   MkdirOptions o;
   o.create = false;

@@ -3,6 +3,7 @@
 // RESOLVE_NO_MAGICLINKS); creation walks one component at a time relative to fds
 // already verified to be inside, expanding symlinks as if the root were "/".
 #pragma once
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -42,6 +43,18 @@ Result<Resolved> mkdir_in_root(int root_fd, std::string_view path, const MkdirOp
 // The same walk creating nothing: the canonical path of what `path` names inside the root (every
 // symlink expanded inside it, as RESOLVE_IN_ROOT would), and an O_PATH fd of it.
 Result<Resolved> resolve_in_root(int root_fd, std::string_view path);
+
+// The canonical path of `path` inside the root (every symlink expanded as if the root were "/",
+// ".." never above it), and what is there: `policy learn` names a file the way create's pins and
+// Landlock rules must name it. With `follow_last` false a symlink at the end is the entry itself
+// (O_NOFOLLOW, unlink, rename). A missing component ends the walk: the rest is appended as
+// written and `exists` is false (what an O_CREAT or mkdir would make).
+struct Canonical {
+  std::string path;  // absolute, "/" for the root
+  bool exists = false;
+  struct stat st {};  // when exists
+};
+Result<Canonical> canonical_in_root(int root_fd, std::string_view path, bool follow_last);
 
 // "/proc/thread-self/fd/N": the magic link of an fd, for APIs that need a path.
 std::string fd_path(int fd);

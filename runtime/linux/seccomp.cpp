@@ -286,7 +286,7 @@ Result<Fd> Filter::load() const {
     long rc = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, prog_flags_, &fprog);
     // The same text as seccomp_load's failure below (SYSRAWRC: the kernel's errno).
     if (rc < 0) return sys_error("seccomp: load filter");
-    return Fd{};
+    return (prog_flags_ & SECCOMP_FILTER_FLAG_NEW_LISTENER) ? Fd(int(rc)) : Fd{};  // policy learn's recording filter
   }
   if (!ctx_) return Fd{};
   int rc = seccomp_load(ctx_.get());

@@ -24,7 +24,8 @@ class Filter {
   // (as runc does, so profiles work across kernels); unknown actions/ops/flags/archs are errors.
   static Result<Filter> compile(const oci::Seccomp& s);
   // A program libseccomp generated earlier (seccomp_cache.hpp), loaded with the raw
-  // seccomp(2) syscall and `flags` (what load_flags() said for it).
+  // seccomp(2) syscall and `flags` (what load_flags() said for it; with NEW_LISTENER, load()
+  // returns the listener, as for policy learn's recording filter).
   static Filter from_program(std::vector<sock_filter> insns, unsigned flags);
   // The BPF program libseccomp generates for a compiled filter (seccomp_export_bpf): the
   // same code seccomp_load would install now.

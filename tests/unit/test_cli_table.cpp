@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(what_each_command_accepts_is_in_its_table) {
     std::string name = c.table.name;
     if (name == "ca" || name == "kms") continue;
     // policy's flags depend on the subcommand: one of them taking a flag is enough.
-    std::vector<std::string> subs = name == "policy" ? std::vector<std::string>{"check", "pin"} : std::vector<std::string>{""};
+    std::vector<std::string> subs = name == "policy" ? std::vector<std::string>{"check", "pin", "learn"} : std::vector<std::string>{""};
     for (const auto& flag : candidate_flags()) {
       const std::string spelled = (flag.size() == 1 ? "-" : "--") + flag + "=v";
       bool taken = false;

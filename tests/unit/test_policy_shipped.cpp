@@ -151,6 +151,35 @@ BOOST_AUTO_TEST_CASE(baseline_parses_and_maps) {
   BOOST_TEST(*ha == *ba);  // everything harsh allows, baseline allows too
 }
 
+// The workload profiles (docs/learn.md): learned from a run under harsh, so harsh's other
+// sections, each pinning its interpreter and the dynamic loader at canonical paths, and no
+// socket or ptrace in their syscalls.
+BOOST_AUTO_TEST_CASE(workload_profiles_are_harsh_derivatives) {
+  Policy h = shipped("harsh");
+  for (const char* name : {"python3", "node", "sh"}) {
+    BOOST_TEST_CONTEXT(name) {
+      Policy p = shipped(name);
+      BOOST_TEST(p.id == name);
+      BOOST_TEST((p.network == h.network && p.namespaces == h.namespaces && p.identity == h.identity));
+      BOOST_TEST((p.scope == h.scope && p.devices == h.devices && p.wall_clock_seconds == h.wall_clock_seconds));
+      BOOST_TEST((p.priority == h.priority));
+      BOOST_TEST(*p.memory->limit == *h.memory->limit);
+      BOOST_REQUIRE(p.exec);
+      bool loader = false;
+      for (const auto& pin : *p.exec) {
+        BOOST_TEST(!pin.path.starts_with("/bin/"));  // /bin is a link to usr/bin on Debian 12
+        loader = loader || pin.path == "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+      }
+      BOOST_TEST(loader);
+      for (const char* never : {"socket", "ptrace", "bpf", "keyctl", "io_uring_setup", "userfaultfd", "mount"})
+        BOOST_TEST((std::ranges::find(p.syscalls->allow, never) == p.syscalls->allow.end()), never);
+      auto json = map_policy_json(p, false, host::probe(), kSidecarShows);
+      BOOST_REQUIRE_MESSAGE(json, (json ? "" : json.error().what()));
+      compiled_filter(p);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(explain_names_every_bound) {
   Policy p = shipped("harsh");
   HostProbe all;

@@ -1,0 +1,1 @@
+.memory.addressSpace = 17179869184
