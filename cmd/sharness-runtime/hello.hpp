@@ -23,6 +23,7 @@
 
 #include "base/error.hpp"
 #include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/watchdog_record.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/policy.hpp"
 
@@ -93,8 +94,14 @@ struct RunResult {
   std::string out, err;
   int exit_code = -1;  // as `run` reports it (128+N when killed by signal N)
   double seconds = 0;
-  double ended_at = 0;  // CLOCK_BOOTTIME seconds when `run` returned (the clock of /proc/uptime inside)
+  // The wall-clock container: the watchdog's record, when it fired (read before its delete), or
+  // why the record could not be read.
+  std::optional<WatchdogFired> fired = std::nullopt;
+  std::string fired_error = {};
 };
+// How late after its limit the watchdog's own record may say it fired and still be "at the
+// limit": the timer's wake-up on a loaded host, nothing after the kill.
+inline constexpr double kWatchdogLateness = 1.0;
 
 // Sizes and counts the scripts use, chosen from the facts.
 uint64_t hog_bytes(const Facts& f);      // what the memory attempt allocates (400 MiB, or past a larger cap)
@@ -111,7 +118,8 @@ void add_egress_rows(const Facts& f, const std::vector<Record>& recs, std::vecto
 
 // Rows, in the table's order: the attempts made in `main_run` (one container), the fork
 // attempt (its own container), the wall-clock attempt (its own container, limit
-// `clock_seconds`), and the syscalls busybox cannot make (not attempted). `host_accepts` is
+// `clock_seconds`, judged by the watchdog's record: SIGKILL and a record saying it fired within
+// kWatchdogLateness of the limit; how long `run` took is not judged), and the syscalls busybox cannot make (not attempted). `host_accepts` is
 // how many connections the host's listener accepted (any is a failure to hold).
 std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunResult& fork_run,
                            const RunResult& clock_run, uint64_t clock_seconds, int host_accepts);

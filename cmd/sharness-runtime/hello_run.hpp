@@ -26,9 +26,10 @@ struct Job {
   pid_t pid = -1;
   Clock::time_point t0;
 };
-// `run --bundle BUNDLE ID` with `base` (the binary and its global flags), output in DIR/ID.out|err.
+// `run --bundle BUNDLE ID` with `base` (the binary and its global flags), output in DIR/ID.out|err;
+// `keep`: `run --keep`, for a state to read after the container exited (then delete it).
 Result<Job> start_job(const std::vector<std::string>& base, const std::string& bundle, const std::string& id,
-                      const std::string& dir);
+                      const std::string& dir, bool keep = false);
 RunResult finish_job(const Job& j);
 
 // hello's temporary directory, state --root and cgroup parent: every container deleted, the

@@ -162,13 +162,17 @@ case_pids_harsh() {
 }
 
 case_pids_cgroup_alone() {
-  # a fixed uid: no RLIMIT_NPROC (docs/policy.md), the pids cgroup alone holds
+  # a fixed uid: no RLIMIT_NPROC (docs/policy.md), the pids cgroup alone holds. Below Landlock
+  # ABI 3 (Linux 6.1) harsh's truncate right has a stand-in only with a throwaway uid
+  # (docs/landlock.md), so create refuses harsh with a fixed uid there; this case is about pids,
+  # so it runs best effort (a no-op where the kernel has every right).
   known_fail runc crun
   local b p
-  p=$(derive harsh-uid1000 '.identity.uid = 1000')
+  p=$(derive harsh-uid1000 '.identity.uid = 1000 | .bestEffort = true')
   b=$(new_bundle b sh -c "$FORKS")
   with_policy "$p"
   run_in "$b"
+  [ -n "$OUT" ] || fail "the container printed nothing (exit $RC): $ERR"
   assert_not_contains "$OUT" $'Max processes             4 ' "no RLIMIT_NPROC 4 with a shared uid"
   assert_eq "started 3" "$(grep '^started' <<<"$OUT" | tail -1)" "children started (1 + 3 processes)"
   assert_not_contains "$OUT" "all started" "the fifth process"
@@ -434,7 +438,7 @@ case_no_fd_leak() {
 
 case_wallclock_kills_trapper() {
   known_fail runc crun
-  local b p t0 secs id
+  local b p t0 secs id at
   p=$(derive harsh-2s '.wallClock.seconds = 2')
   # every catchable signal ignored (9 and 19 cannot be; 32 and 33 belong to libc)
   b=$(new_bundle b sh -c 'for s in $(seq 1 64); do case $s in 9|19|32|33) ;; *) trap "" $s ;; esac; done
@@ -447,7 +451,13 @@ case_wallclock_kills_trapper() {
   echo "run took ${secs} ms"
   assert_eq trapped "$OUT" "the container's output"
   assert_rc 137 "the container's exit (SIGKILL)"
-  ((secs >= 1900 && secs <= 6000)) || fail "stopped after ${secs} ms, expected 2-6 s"
+  ((secs >= 1900)) || fail "stopped after ${secs} ms, before its limit of 2 s"
+  # When it fired is the watchdog's own record (run's delete logs it), not how long `run` took:
+  # on a loaded host the teardown after the kill takes seconds that are not the watchdog's.
+  at=$(sed -n 's/.*container '"$id"': the wall-clock watchdog sent SIGKILL \([0-9.]*\) s after init started (its limit: 2\.00 s).*/\1/p' <<<"$ERR")
+  [ -n "$at" ] || fail "no line from the watchdog's record for $id (limit 2 s) on run's stderr: $ERR"
+  echo "the watchdog fired ${at:-?} s after init started"
+  [ -n "$at" ] && { awk -v a="$at" 'BEGIN { exit !(a >= 2 && a <= 3) }' || fail "the watchdog fired $at s after init started, limit 2 s"; }
   assert_eq "" "$(cgroup_dirs "$id")" "cgroup dirs left (a cgroup with a process left could not be removed)"
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "base/fault.hpp"
 #include "base/file.hpp"
@@ -37,6 +38,7 @@
 #include "runtime/lifecycle/systemd_scope.hpp"
 #include "runtime/lifecycle/denial_reader.hpp"
 #include "runtime/lifecycle/watchdog.hpp"
+#include "runtime/lifecycle/watchdog_record.hpp"
 #include "spec-mapping/compose.hpp"
 #include "spec-mapping/explain.hpp"
 #include "spec-mapping/extension.hpp"
@@ -264,12 +266,16 @@ bool no_limits(const oci::Resources& r) {
   return !r.memory && !r.cpu && !r.pids && !r.block_io && r.hugepage_limits.empty() && !r.network && r.unified.empty();
 }
 
-// Spawn the wall-clock watchdog over every hierarchy's cgroup.procs.
-Result<void> start_watchdog(const Record& rec, const cgroups::Cgroup& cg, uint64_t seconds) {
+// Spawn the wall-clock watchdog over every hierarchy's cgroup.procs; it leaves its record in
+// the state dir when it fires (watchdog_record.hpp).
+Result<void> start_watchdog(const Record& rec, const ContainerDir& dir, const cgroups::Cgroup& cg, uint64_t seconds) {
   std::vector<std::string> procs;
   for (auto& [ctrl, mnt] : cg.layout().v1_mounts) procs.push_back(mnt + rec.cgroup_path + "/cgroup.procs");
   if (!cg.layout().unified_mount.empty()) procs.push_back(cg.layout().unified_mount + rec.cgroup_path + "/cgroup.procs");
-  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds));
+  std::error_code ec;
+  auto record = std::filesystem::absolute(dir.path() + "/" + kWatchdogFiredFile, ec);
+  if (ec) return sys_error("wall-clock watchdog: the absolute path of " + dir.path(), ec.value());
+  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds, record.string()));
   return {};
 }
 
@@ -668,12 +674,12 @@ Result<void> save_state(Making& m, const ContainerDir& dir) {
   return {};
 }
 
-// The clock runs from create: a Boundary outside the container that ends with it. A restored
-// container gets what it had left (restore refused one with nothing left).
-Result<void> start_wall_clock(Making& m) {
+// The clock runs from create (init's start): a Boundary outside the container that ends with it.
+// A restored container gets what it had left (restore refused one with nothing left).
+Result<void> start_wall_clock(Making& m, const ContainerDir& dir) {
   if (!m.ext || !m.ext->wall_clock_seconds || !m.cgroup) return {};
   uint64_t spent = (m.rec.wall_clock_spent_ms + 999) / 1000;
-  return start_watchdog(m.rec, *m.cgroup, *m.ext->wall_clock_seconds - spent);
+  return start_watchdog(m.rec, dir, *m.cgroup, *m.ext->wall_clock_seconds - spent);
 }
 
 // restore: in place of clone_init, hand_over and wait_ready, CRIU brings the processes back into
@@ -762,7 +768,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     out.launched.pidfd = std::move(init.pidfd);
   }
   TRYV(save_state(m, dir));
-  TRYV(start_wall_clock(m));
+  TRYV(start_wall_clock(m, dir));
   TRYV(start_denial_reader(m, dir));
   undo.armed = false;
   out.poststart = poststart_of(m.c());

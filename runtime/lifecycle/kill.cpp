@@ -15,6 +15,7 @@
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/systemd_scope.hpp"
+#include "runtime/lifecycle/watchdog_record.hpp"
 #include "runtime/linux/cgroups.hpp"
 #include "runtime/linux/proc_info.hpp"
 
@@ -121,6 +122,11 @@ Result<void> remove(const Globals& g, const std::string& id, bool force) {
   }
   Status s = status_of(*rec);
   TRYV(rules::can_delete(id, s, force));
+  // Why a container under a wall clock ended is otherwise only "SIGKILL" in its exit status.
+  if (auto fired = read_watchdog_fired(*dir); !fired)
+    log::warn(fired.error().what());
+  else if (*fired)
+    log::warn("container " + id + ": " + describe(**fired));
   return tear_down(g.sidecars, *dir, *rec, {});
 }
 

@@ -1,6 +1,7 @@
 // The state store under --root: one 0700 directory per container holding state.json
 // (written atomically), a copy of the bundle's config.json, the start socket, and, for a
-// container created under a policy, its floor (floor.json, lifecycle/floor.hpp).
+// container created under a policy, its floor (floor.json, lifecycle/floor.hpp), and once its
+// wall clock ran out, the watchdog's record (watchdog-fired.json, lifecycle/watchdog_record.hpp).
 // A flock on the directory serialises commands on one id.
 #pragma once
 #include <sys/types.h>

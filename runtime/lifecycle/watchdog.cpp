@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cstring>
 #include <new>
 
@@ -30,12 +29,15 @@ constexpr long kRoundPauseNs = 10'000'000;  // 10 ms between sweeps
 constexpr int kMaxPids = 4096;
 constexpr size_t kStackSize = 64 * 1024;
 constexpr size_t kMaxFiles = 16;  // cgroup hierarchies (v1 has a dozen at most)
+constexpr uint64_t kMaxSeconds = uint64_t(1) << 32;  // a deadline in ns stays far below 2^64
 
 // Everything the watchdog needs, laid out before the clone in one private mapping.
 struct Job {
   pid_t init_pid;
-  uint64_t start_time;
+  uint64_t start_time;  // in clock ticks, to check the pid
+  uint64_t started_ns;  // the same in CLOCK_BOOTTIME ns: the limit counts from it
   uint64_t seconds;
+  const char* record;   // where to leave watchdog_record.hpp's record ("": nowhere)
   size_t n_files;
   const char* procs[kMaxFiles];  // cgroup.procs of each hierarchy (the strings follow the Job)
   const char* kill[kMaxFiles];   // the cgroup.kill beside each (cgroup v2 only has one)
@@ -74,6 +76,21 @@ constexpr bool kShared = false;  // forked: errno is the child's own
 
 long raw_open(const char* path, int flags) { return raw(SYS_openat, AT_FDCWD, long(path), flags, 0); }
 
+// Decimal digits of v at p; returns the end.
+char* put_uint(char* p, uint64_t v) {
+  char digits[20];
+  int n = 0;
+  do digits[n++] = char('0' + v % 10);
+  while (v /= 10);
+  while (n) *p++ = digits[--n];
+  return p;
+}
+
+char* put(char* p, const char* s) {
+  while (*s) *p++ = *s++;
+  return p;
+}
+
 [[noreturn]] void leave(int code) {
   for (;;) raw(SYS_exit, code);
 }
@@ -94,13 +111,8 @@ void detach() {
 
 // Fields 3 (state) and 22 (start time) of /proc/<pid>/stat, parsed in place.
 bool init_is(Job& j) {
-  char path[64] = "/proc/";
-  char digits[16];
-  int n = 0;
-  for (unsigned v = unsigned(j.init_pid); v || !n; v /= 10) digits[n++] = char('0' + v % 10);
-  size_t at = 6;
-  while (n) path[at++] = digits[--n];
-  std::memcpy(path + at, "/stat", 6);
+  char path[64];
+  *put(put_uint(put(path, "/proc/"), uint64_t(j.init_pid)), "/stat") = 0;
   long fd = raw_open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   long len = raw(SYS_read, fd, long(j.buf), sizeof j.buf - 1);
@@ -169,6 +181,26 @@ void kill_cgroup(Job& j, size_t i) {
   }
 }
 
+// watchdog_record.hpp's record, left before the kill so that it is there when init is gone.
+// One write of a new file (O_EXCL): a reader finds it whole once the container is dead.
+void leave_record(Job& j, uint64_t deadline_ns, uint64_t fired_ns) {
+  if (!*j.record) return;
+  char* p = put(j.buf, "{\"startedNs\":");
+  p = put(put_uint(p, j.started_ns), ",\"deadlineNs\":");
+  p = put(put_uint(p, deadline_ns), ",\"firedNs\":");
+  p = put(put_uint(p, fired_ns), "}\n");
+  long fd = raw(SYS_openat, AT_FDCWD, long(j.record), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  raw(SYS_write, fd, long(j.buf), p - j.buf);
+  raw(SYS_close, fd);
+}
+
+uint64_t boottime_ns() {
+  struct timespec now {};
+  raw(SYS_clock_gettime, CLOCK_BOOTTIME, long(&now));
+  return uint64_t(now.tv_sec) * 1'000'000'000u + uint64_t(now.tv_nsec);
+}
+
 int watch(void* arg) {
   Job& j = *static_cast<Job*>(arg);
   detach();
@@ -178,12 +210,12 @@ int watch(void* arg) {
   if (!init_is(j)) leave(0);
   long timer = raw(SYS_timerfd_create, CLOCK_BOOTTIME, TFD_CLOEXEC);
   if (timer < 0) leave(2);
-  struct timespec now {};
-  raw(SYS_clock_gettime, CLOCK_BOOTTIME, long(&now));
+  // From init's start, not from now: the time create took after the clone is the container's.
+  // A deadline already past fires at once.
+  uint64_t deadline = j.started_ns + j.seconds * 1'000'000'000u;
   struct itimerspec when {};
-  uint64_t deadline = uint64_t(now.tv_sec) + j.seconds;
-  when.it_value.tv_sec = deadline > uint64_t(LONG_MAX) ? LONG_MAX : time_t(deadline);
-  when.it_value.tv_nsec = now.tv_nsec;
+  when.it_value.tv_sec = time_t(deadline / 1'000'000'000u);
+  when.it_value.tv_nsec = long(deadline % 1'000'000'000u);
   if (raw(SYS_timerfd_settime, timer, TFD_TIMER_ABSTIME, long(&when), 0) < 0) leave(2);
 
   struct pollfd fds[2] = {{int(pidfd), POLLIN, 0}, {int(timer), POLLIN, 0}};
@@ -195,6 +227,7 @@ int watch(void* arg) {
     if (fds[0].revents) leave(0);  // init exited: the container is over
     if (fds[1].revents) break;
   }
+  leave_record(j, deadline, boottime_ns());
   raw(SYS_pidfd_send_signal, pidfd, SIGKILL, 0, 0);
   for (size_t i = 0; i < j.n_files; ++i) kill_cgroup(j, i);
   leave(0);
@@ -203,11 +236,16 @@ int watch(void* arg) {
 }  // namespace
 
 Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vector<std::string> cgroup_procs_files,
-                             uint64_t seconds) {
+                             uint64_t seconds, const std::string& record_path) {
   if (init_pid <= 0) return fail("watchdog: bad init pid " + std::to_string(init_pid));
   if (seconds == 0) return fail("watchdog: a wall-clock limit of 0 seconds");
+  if (seconds > kMaxSeconds) return fail("watchdog: a wall-clock limit of " + std::to_string(seconds) + " seconds");
   if (cgroup_procs_files.size() > kMaxFiles) return fail("watchdog: too many cgroup hierarchies");
-  size_t strings = 0;
+  if (!record_path.empty() && record_path[0] != '/')
+    return fail("watchdog: the record's path is not absolute: " + record_path);  // it runs in "/"
+  long tick = ::sysconf(_SC_CLK_TCK);
+  if (tick <= 0) return sys_error("watchdog: sysconf(_SC_CLK_TCK)");
+  size_t strings = record_path.size() + 1;
   for (const auto& f : cgroup_procs_files) strings += 2 * (f.size() + 16);
   size_t size = kStackSize + sizeof(Job) + strings;
   void* mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -216,8 +254,11 @@ Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vect
   Job* j = new (static_cast<char*>(mem) + kStackSize) Job{};
   j->init_pid = init_pid;
   j->start_time = init_start_time;
+  j->started_ns = init_start_time * (1'000'000'000u / uint64_t(tick));
   j->seconds = seconds;
   char* s = reinterpret_cast<char*>(j + 1);
+  j->record = s;
+  s = ::stpcpy(s, record_path.c_str()) + 1;
   for (const auto& f : cgroup_procs_files) {
     std::string dir = f.substr(0, f.rfind('/') + 1);
     j->procs[j->n_files] = s;

@@ -19,11 +19,14 @@ namespace sh::lifecycle {
 // setsid, stdio on /dev/null, every other fd closed. The watchdog opens a pidfd for
 // init_pid and checks that the process behind it started at init_start_time (field 22 of
 // /proc/<pid>/stat), so a recycled pid is never killed; it then waits on the pidfd and a
-// CLOCK_BOOTTIME timer (suspend counts: the limit is wall-clock time).
+// CLOCK_BOOTTIME timer (suspend counts: the limit is wall-clock time) set to `seconds` after
+// that start (the same clock: the field counts boot-time ticks).
 // `cgroup_procs_files`: the container's cgroup.procs files (one per hierarchy on cgroup v1);
 // on cgroup v2, the sibling cgroup.kill is used when present (no pid-reuse window).
+// `record_path` (absolute, or empty for none): where it leaves watchdog_record.hpp's record
+// when it fires, before the kill.
 // Returns the watchdog's pid.
 Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vector<std::string> cgroup_procs_files,
-                             uint64_t seconds);
+                             uint64_t seconds, const std::string& record_path);
 
 }  // namespace sh::lifecycle
