@@ -450,6 +450,17 @@ skip() {
   exit 77
 }
 
+# criu4: the path of a CRIU 4.0 or later (Debian 12's 3.17 fails `criu check` on newer kernels):
+# criu in PATH when it is one (the trixie guest's 4.1.1; `criu check` says more, but takes 20 s
+# under qemu's TCG), else Debian 13's fetched privately by scripts/criu-trixie.sh (the system is
+# not changed). Fails when there is none.
+criu4() {
+  local v
+  v=$(criu --version 2>/dev/null | sed -n 's/^Version: \([0-9]*\)\..*/\1/p')
+  if [ -n "$v" ] && [ "$v" -ge 4 ]; then command -v criu; return 0; fi
+  bash "$SHARNESS_SOURCE_DIR/scripts/criu-trixie.sh"
+}
+
 # static_tool SRC: build conformance/tools/SRC (a C file) with `cc -static` once per suite run and
 # print the binary's path; skips the case when there is no compiler or static libc. Busybox
 # roots have no libc, and a tool built here tests any runtime the same way.

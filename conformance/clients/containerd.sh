@@ -15,6 +15,9 @@
 # org.sharness.policy passed by `ctr run --annotation` (ours only: runc has no policies);
 # `ctr task exec` under the operator's floor (--policy harsh): an ordinary exec runs as harsh's
 # throwaway uid, another --user is refused with the runtime's error (ctr 1.6 has no task update);
+# containerd's checkpoint: `ctr container checkpoint --task --rw` of a counter, then `ctr container
+# restore --live --rw` as a new container that counts on (CRIU 4 from lib.sh's criu4: the guest's,
+# or on this host Debian 13's fetched privately; skipped only when there is none);
 # and the CRI config contrib/containerd/config.toml: a second containerd started with a copy of
 # it; the handler "sharness" found in the configuration its CRI plugin reports through the CRI
 # Status call (what `crictl info` shows), then a pod sandbox run through that handler
@@ -109,8 +112,11 @@ EOF
 
 # start_containerd CONFIG SOCKET LOG: start containerd in the background, record its pid, wait
 # until it answers on SOCKET. Sets CTD_PID.
+# XDG_RUNTIME_DIR: where containerd unpacks a checkpoint image for a restore (ctrd-checkpointN,
+# the container's memory), which it never removes: under our temp dir, not in /tmp.
 start_containerd() {
-  containerd --config "$1" </dev/null >"$3" 2>&1 &
+  mkdir -p -m 0700 "$CLIENT_TMP/xdg"
+  XDG_RUNTIME_DIR=$CLIENT_TMP/xdg containerd --config "$1" </dev/null >"$3" 2>&1 &
   CTD_PID=$!
   echo "$CTD_PID" >>"$PIDS"
   if ! wait_for ctr --address "$2" version; then
@@ -583,6 +589,79 @@ case_exec_held_to_the_floor() {
   gone "$id"
 }
 
+# rootfs_count ID: the counter of task ID, read from its root file system where the shim mounted
+# it (0 before the first write, or while it is being rewritten and empty for a moment).
+rootfs_count() {
+  local v
+  v=$(cat "$CTD/state/io.containerd.runtime.v2.task/$NS/$1/rootfs/cnt" 2>/dev/null) || true
+  echo "${v:-0}"
+}
+
+# wait_count_past ID N: until the counter of task ID is above N (15 s).
+wait_count_past() {
+  wait_for sh -c "v=\$(cat '$CTD/state/io.containerd.runtime.v2.task/$NS/$1/rootfs/cnt' 2>/dev/null); [ \"\${v:-0}\" -gt $2 ]" ||
+    fail "task $1: counter at $(rootfs_count "$1"), expected above $2"
+}
+
+# containerd's checkpoint (docs/checkpoint.md, "Clients"): `ctr container checkpoint --task --rw`
+# pauses the task, has the shim call the runtime's `checkpoint --image-path TMP --work-path W
+# --file-locks --leave-running`, stores the image, the rw layer, the spec and the runtime's
+# options as an image REF, and resumes the task; `ctr container restore --live --rw NEW REF` makes
+# a container NEW from it, and the shim calls the runtime's `restore --detach --pid-file F
+# -no-subreaper --image-path DIR --bundle B NEW` at task start. The counter goes on from its count.
+case_checkpoint_restore() {
+  local id=ckpt-$CASENUM new=rest-$CASENUM ref=sharness.test/checkpoint-$CASENUM:latest
+  local wrap=$CASEDIR/runtime-criu criu n m calls
+  criu=$(criu4) || skip "no CRIU 4.0 or later on this host (scripts/criu-trixie.sh failed)"
+  gone_at_exit "$id" "$new"
+  # The shim calls BinaryName with fixed arguments: a wrapper names CRIU (runc takes --criu too)
+  # and records each call.
+  printf '#!/bin/sh\necho "$*" >>%q\nexec %q --criu %q "$@"\n' "$CASEDIR/calls" "$RUNTIME" "$criu" >"$wrap"
+  chmod 0755 "$wrap"
+  echo "$id" >>"$CLIENT_TMP/ctr.ids"
+  echo "$new" >>"$CLIENT_TMP/ctr.ids"
+  RC=0
+  # RUNFLAGS with the wrapper for the binary (the rest: root, FIFOs, the cgroup driver)
+  c run --runc-binary "$wrap" "${RUNFLAGS[@]:2}" --cgroup "$(ctr_cg "$id")" \
+    -d "$IMAGE" "$id" sh -c 'i=0; while :; do i=$((i+1)); echo $i > /cnt; sleep 0.1; done' \
+    >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" </dev/null || RC=$?
+  assert_rc 0 "ctr run -d of the counter: $(<"$CASEDIR/$id.err")"
+  note_shim "$id"
+  wait_task_status "$id" RUNNING
+  # past 30 (3 s of counting): a counter started afresh at the restore is read below that
+  wait_count_past "$id" 30
+  n=$(rootfs_count "$id")
+  echo "counting past $n; ctr container checkpoint at $(date +%T)"
+  RC=0
+  c container checkpoint --task --rw "$id" "$ref" >"$CASEDIR/ckpt.out" 2>&1 || RC=$?
+  assert_rc 0 "ctr container checkpoint --task --rw: $(<"$CASEDIR/ckpt.out")"
+  assert_line "$(c image ls -q)" "^$ref\$" "the checkpoint image"
+  assert_eq RUNNING "$(task_status "$id")" "the task after the checkpoint (the shim asks for --leave-running)"
+  # the original goes, so that only the restored counter writes
+  gone "$id"
+  echo "ctr container restore at $(date +%T)"
+  RC=0
+  c container restore --live --rw "$new" "$ref" >"$CASEDIR/restore.out" 2>&1 </dev/null || RC=$?
+  calls=$(<"$CASEDIR/calls")
+  echo "the runtime's calls:"; grep -E '(^| )(checkpoint|restore) ' <<<"$calls" || true
+  assert_rc 0 "ctr container restore --live --rw: $(<"$CASEDIR/restore.out")"
+  assert_line "$calls" ' checkpoint .*--image-path .*--leave-running' "the shim's checkpoint call"
+  assert_line "$calls" ' restore .*--image-path .*--bundle .* '"$new"'$' "the shim's restore call"
+  note_shim "$new"
+  wait_task_status "$new" RUNNING
+  m=$(rootfs_count "$new")
+  # the rw layer came back with the checkpoint's count; the restored process writes past it
+  wait_count_past "$new" "$m"
+  m=$(rootfs_count "$new")
+  [ "$m" -gt "$n" ] || fail "the restored counter is at $m, below the $n it had passed before the checkpoint: started afresh"
+  echo "count before the checkpoint $n, after the restore $m"
+  assert_ok c task kill -s SIGKILL "$new"
+  wait_task_status "$new" STOPPED
+  assert_ok c task delete "$new"
+  assert_ok c container rm "$new"
+  assert_ok c image rm --sync "$ref"
+}
+
 # cri_running: the CRI containerd is up (its start is in the suite's setup)
 cri_running() {
   [ -n "$CRI_PID" ] && kill -0 "$CRI_PID" 2>/dev/null && return 0
@@ -730,6 +809,7 @@ tcase "bad config (missing bind source): ctr shows the runtime's error" case_bad
 tcase "policy annotation holding a path: ctr shows the runtime's refusal" case_policy_annotation_refused
 tcase "policy annotation harsh through ctr run --annotation" case_policy_annotation_applied
 tcase "task exec under the harsh floor: ordinary works, another uid refused" case_exec_held_to_the_floor
+tcase "ctr container checkpoint --task --rw, restore --live --rw: the counter goes on" case_checkpoint_restore
 tcase "contrib/containerd/config.toml: containerd's CRI plugin loads the sharness handler" case_cri_config
 tcase "CRI: a pod sandbox runs through the sharness handler" case_cri_pod
 tcase "CRI: the pod's org.sharness.policy reaches the runtime" case_cri_pod_annotation

@@ -94,8 +94,9 @@ Result<void> checkpoint(const Globals& g, const CheckpointOptions& o) {
   co.leave_running = o.leave_running;
   co.parent_img = o.parent_path;
   co.track_mem = o.pre_dump || !o.parent_path.empty();
-  // A paused container is frozen by its freezer: CRIU must use it rather than ptrace a frozen task.
-  if (!rec.cgroup_path.empty()) co.freeze_cgroup = TRY(live_cgroup(rec)).dir_for("freezer");
+  // A paused container is frozen by its freezer: CRIU must use it rather than ptrace a frozen task
+  // (it would wait for ever for the task to run its parasite). On cgroup v2 that is cgroup.freeze.
+  if (!rec.cgroup_path.empty()) co.freeze_cgroup = TRY(live_cgroup(rec)).freezer_path();
   for (const auto& [dest, src] : external_binds(c, rec.bundle)) co.external.push_back("mnt[" + dest + "]:" + dest);
   if (auto* net = c.find_namespace("network"); net && !net->path.empty()) {
     struct stat st;

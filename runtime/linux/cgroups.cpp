@@ -457,11 +457,16 @@ Result<void> check_path(const std::string& path) {
 }
 
 // Where the freezer is: the v1 freezer hierarchy, else the core freezer of cgroup2.
+std::optional<Hierarchy> freezer_hierarchy(const Layout& l) {
+  if (auto h = hierarchy_for(l, "freezer", "")) return h;
+  if (l.unified_mount.empty()) return std::nullopt;
+  return Hierarchy{l.unified_mount, true, false};
+}
+
 Result<Dir> freezer_dir(const Layout& l, const std::string& path) {
-  auto h = hierarchy_for(l, "freezer", "");
-  if (h) return open_dir(h->mount, path, false);
-  if (l.unified_mount.empty()) return fail("no freezer: neither a v1 freezer hierarchy nor cgroup2");
-  return open_dir(l.unified_mount, path, true);
+  auto h = freezer_hierarchy(l);
+  if (!h) return fail("no freezer: neither a v1 freezer hierarchy nor cgroup2");
+  return open_dir(h->mount, path, h->v2);
 }
 
 Result<std::vector<pid_t>> read_procs(const Dir& d) {
@@ -794,6 +799,11 @@ Result<void> Cgroup::destroy() const {
   kept_->parents.clear();
   if (first) return fail(std::move(*first).context("destroy cgroup"));
   return {};
+}
+
+std::string Cgroup::freezer_path() const {
+  auto h = freezer_hierarchy(layout_);
+  return h ? h->mount + path_ : "";
 }
 
 std::string Cgroup::dir_for(const std::string& controller) const {

@@ -101,6 +101,9 @@ class Cgroup {
   Result<void> destroy() const;
   // Path of the container's dir in the hierarchy holding `controller` ("" for v2 unified).
   std::string dir_for(const std::string& controller) const;
+  // Path of the container's dir where its freezer is: the v1 freezer's, else cgroup2's (whose
+  // freezer is no controller, so dir_for("freezer") is "" there). "" with neither.
+  std::string freezer_path() const;
   // The v2 dir fd for clone3(CLONE_INTO_CGROUP), -1 when not pure v2.
   Result<int> open_v2_dir() const;
   // Every host cgroup directory fd this object (and the process's verified hierarchy roots)
