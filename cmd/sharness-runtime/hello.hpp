@@ -171,7 +171,25 @@ Result<int> run(const Globals& g, const Options& o);
 // hello --workload python3 (hello_workload.cpp): the Python script of the attempts, the rows its
 // records become, and the run (one container on a Debian 12 image, the python3 profile).
 std::string python_attempts();
-std::vector<Row> python_rows(const Facts& f, const RunResult& run);
+// The denial record a held attempt should leave in the container's denials.jsonl
+// (docs/denials.md): seccomp's refusal of one of `names` (syscalls), or Landlock's refusal of one
+// of `names` (accesses, "fs.read_file") on a path starting with `path`. `why` alone: the bound
+// that held it is one the kernel does not audit (a read-only mount, RLIMIT_AS, ...); `why` with
+// a bound: a record is possible but not due (the file mode refused before Landlock was asked).
+struct Audited {
+  std::string bound;  // "seccomp", "landlock" or "" (not audited)
+  std::vector<std::string> names;
+  std::string path;
+  std::string why;
+};
+// `expected` (if given) gets one entry per row, in the rows' order.
+std::vector<Row> python_rows(const Facts& f, const RunResult& run, std::vector<Audited>* expected = nullptr);
+// One line per held attempt saying which denial record names its bound (from `jsonl`, the
+// container's record), that the kernel records nothing for the bound that held it, or MISSING
+// where a record was due; `missing` counts those. A notice in the record that audit was off for
+// Landlock (or seccomp's errno action is not logged) makes that bound's rows say so instead.
+std::string format_records(const std::vector<Row>& rows, const std::vector<Audited>& expected, std::string_view jsonl,
+                           size_t& missing);
 Result<int> run_workload(const Globals& g, const Options& o);
 
 }  // namespace sh::lifecycle::hello

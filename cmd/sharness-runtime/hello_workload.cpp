@@ -147,7 +147,7 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 // A row from the attempt's record: held when it failed, with `why(value)` naming the bound.
-Row row_of(const std::vector<Record>& recs, const RunResult& run, std::string attempt, const char* key,
+Row make_row(const std::vector<Record>& recs, const RunResult& run, std::string attempt, const char* key,
            const std::function<std::string(const std::string& value)>& why) {
   Row row;
   row.attempt = std::move(attempt);
@@ -173,21 +173,62 @@ Row row_of(const std::vector<Record>& recs, const RunResult& run, std::string at
   return row;
 }
 
+// The record the attempt `key` that failed with `v` should leave (docs/denials.md): only seccomp
+// and Landlock refusals are audited, Landlock's from ABI 7 on, and a refusal an earlier check made
+// (the file mode, noexec: both before Landlock's file_open hook) never reaches Landlock.
+Audited audited(const Facts& f, std::string_view key, const std::string& v) {
+  auto sec = [](std::vector<std::string> names) { return Audited{"seccomp", std::move(names), "", ""}; };
+  auto none = [](std::string why) { return Audited{"", {}, "", std::move(why)}; };
+  auto landlock = [&](std::vector<std::string> access, std::string path, std::string why = "") {
+    if (f.landlock_abi < 7)
+      return none("Landlock ABI " + std::to_string(f.landlock_abi) + " writes no audit records (ABI 7, Linux 6.15)");
+    return Audited{"landlock", std::move(access), std::move(path), std::move(why)};
+  };
+  if (v == "EPERM") {
+    if (key == "subprocess-sh") return f.seccomp_denies("pipe2") ? sec({"pipe2"}) : sec({"clone", "vfork"});
+    if (key == "fork") return sec({"clone"});
+    if (key == "mmap-exec") return sec({"mprotect"});
+    if (key == "kill-host") return sec({"kill"});
+    return sec({std::string(key)});  // socket, ptrace, bpf, keyctl, io_uring_setup, userfaultfd
+  }
+  if (v == "EROFS") return none("a read-only mount's EROFS is not audited");
+  if (v == "EAGAIN") return none("the pids limit's EAGAIN is not audited");
+  if (v == "ESRCH") return none("nothing was refused: the host pid does not exist in the pid namespace");
+  if (v == "MemoryError") return none("RLIMIT_AS's ENOMEM is not audited");
+  if (v != "EACCES") return none("no audited bound is known to answer " + v);
+  if (key == "read-shadow")
+    return landlock({"fs.read_file"}, "/etc/shadow", "the file mode refused it before Landlock was asked (not audited)");
+  if (key == "read-outside") return landlock({"fs.read_file"}, "/var/lib/dpkg", "");
+  if (key == "write-srv" || key == "write-etc")
+    return landlock({"fs.write_file", "fs.make_reg"}, key == "write-srv" ? "/srv" : "/etc", "");
+  if (key == "subprocess-sh") return landlock({"fs.execute"}, "", "");
+  if (key == "exec-tmp")
+    return landlock({"fs.execute"}, "/tmp/dropped",
+                    f.tmp_noexec ? "noexec on /tmp refused it before Landlock was asked (not audited)" : "");
+  if (key == "mmap-exec") return none("PR_SET_MDWE's refusal is not audited");
+  return none("no audited bound is known to answer EACCES here");
+}
+
 }  // namespace
 
 std::string python_attempts() { return kAttempts; }
 
-std::vector<Row> python_rows(const Facts& f, const RunResult& run) {
+std::vector<Row> python_rows(const Facts& f, const RunResult& run, std::vector<Audited>* expected) {
   auto recs = parse_records(run.out);
   std::vector<Row> rows;
+  std::vector<const char*> keys;  // the record key of each row, for `expected`
+  auto row_of = [&](std::string attempt, const char* key, const std::function<std::string(const std::string&)>& why) {
+    keys.push_back(key);
+    return make_row(recs, run, std::move(attempt), key, why);
+  };
   auto sec = [&](const char* name) { return f.seccomp_denies(name) ? std::string("seccomp: ") + name + "() not allowed" : ""; };
   auto landlock = [&](const std::string& what) {
     return f.landlock_files ? "Landlock: no files rule covers " + what + " (EACCES)" : std::string();
   };
-  rows.push_back(row_of(recs, run, "read /etc/shadow", "read-shadow", [&](const std::string& v) {
+  rows.push_back(row_of("read /etc/shadow", "read-shadow", [&](const std::string& v) {
     return v == "EACCES" ? join({"file mode 0640 root:shadow (the throwaway uid is neither)", landlock("/etc/shadow")}) : "";
   }));
-  rows.push_back(row_of(recs, run, "read a file outside the rules (/var/lib/dpkg/status, mode 0644)", "read-outside",
+  rows.push_back(row_of("read a file outside the rules (/var/lib/dpkg/status, mode 0644)", "read-outside",
                         [&](const std::string& v) { return v == "EACCES" ? landlock("/var/lib/dpkg") : ""; }));
   auto write_why = [&](const std::string& where, const char* mount) {
     return [&f, where, mount, landlock](const std::string& v) -> std::string {
@@ -195,41 +236,47 @@ std::vector<Row> python_rows(const Facts& f, const RunResult& run) {
       return v == "EACCES" ? landlock(where) : "";
     };
   };
-  rows.push_back(row_of(recs, run, "write outside the workspace (/srv, the job's input)", "write-srv",
+  rows.push_back(row_of("write outside the workspace (/srv, the job's input)", "write-srv",
                         write_why("/srv with write rights", "read-only bind mount")));
-  rows.push_back(row_of(recs, run, "write outside the workspace (/etc)", "write-etc",
+  rows.push_back(row_of("write outside the workspace (/etc)", "write-etc",
                         write_why("/etc with write rights", f.readonly_root ? "read-only root filesystem" : "read-only mount")));
   std::string pids = f.pids_limit ? "pids limit " + std::to_string(f.pids_limit) + (f.nproc ? " and RLIMIT_NPROC" : "") : "";
-  rows.push_back(row_of(recs, run, "run /bin/sh through subprocess", "subprocess-sh", [&](const std::string& v) {
-    if (v == "EPERM") return join({f.seccomp_denies("vfork") && f.seccomp_denies("clone") ? "seccomp: vfork()/clone() not allowed" : "",
+  rows.push_back(row_of("run /bin/sh through subprocess", "subprocess-sh", [&](const std::string& v) {
+    // subprocess makes its error pipe (pipe2) before it forks: a policy without pipes refuses that first.
+    std::string forks = f.seccomp_denies("vfork") && f.seccomp_denies("clone") ? "vfork()/clone() not allowed" : "";
+    if (v == "EPERM" && f.seccomp_denies("pipe2"))
+      return join({"seccomp: pipe2() not allowed (subprocess's pipes, made before it forks)",
+                   "behind it: " + join({forks, pids, f.exec_allowlist ? "/bin/sh (dash) not pinned" : ""})});
+    if (v == "EPERM") return join({forks.empty() ? "" : "seccomp: " + forks,
                                    "behind it: " + join({pids, f.exec_allowlist ? "/bin/sh (dash) not pinned" : ""})});
     if (v == "EAGAIN") return pids;
     return v == "EACCES" && f.exec_allowlist ? std::string("exec allowlist: dash is not pinned (Landlock execute)") : "";
   }));
-  rows.push_back(row_of(recs, run, "os.execv a file dropped in /tmp (a copy of python)", "exec-tmp", [&](const std::string& v) {
-    return v == "EACCES" ? (f.exec_allowlist ? "exec allowlist: Landlock execute only on pinned files; noexec on /tmp"
-                                             : f.tmp_noexec ? "noexec on the writable tmpfs /tmp" : "")
-                         : "";
+  rows.push_back(row_of("os.execv a file dropped in /tmp (a copy of python)", "exec-tmp", [&](const std::string& v) {
+    if (v != "EACCES") return std::string();
+    std::string allowlist = f.exec_allowlist ? "exec allowlist: Landlock execute only on pinned files" : "";
+    return f.tmp_noexec ? join({"noexec on the writable tmpfs /tmp", allowlist.empty() ? "" : "behind it: " + allowlist})
+                        : allowlist;
   }));
-  rows.push_back(row_of(recs, run, "ctypes: mmap RW, write code, mprotect PROT_EXEC, call it", "mmap-exec",
+  rows.push_back(row_of("ctypes: mmap RW, write code, mprotect PROT_EXEC, call it", "mmap-exec",
                         [&](const std::string& v) {
                           if (v == "EACCES" && f.deny_write_execute)
                             return std::string("memory-deny-write-execute (PR_SET_MDWE): mprotect may not add execute");
                           return v == "EPERM" ? sec("mprotect") : std::string();
                         }));
-  rows.push_back(row_of(recs, run, "open a socket (AF_INET, SOCK_STREAM)", "socket", [&](const std::string& v) {
+  rows.push_back(row_of("open a socket (AF_INET, SOCK_STREAM)", "socket", [&](const std::string& v) {
     return v == "EPERM" ? join({sec("socket"), f.network == "none" ? "behind it: empty netns (only lo, down)" : ""}) : "";
   }));
-  rows.push_back(row_of(recs, run, "signal the host (kill -9 hello's host pid)", "kill-host", [&](const std::string& v) {
+  rows.push_back(row_of("signal the host (kill -9 hello's host pid)", "kill-host", [&](const std::string& v) {
     if (v == "EPERM") return join({sec("kill"), "behind it: pid namespace" + std::string(f.scope_signal ? ", Landlock signal scope" : "")});
     return v == "ESRCH" ? std::string("pid namespace: the host pid does not exist in here") : "";
   }));
-  rows.push_back(row_of(recs, run, "fork past the pids limit (" + (f.pids_limit ? std::to_string(f.pids_limit) : std::string("none")) + ")",
+  rows.push_back(row_of("fork past the pids limit (" + (f.pids_limit ? std::to_string(f.pids_limit) : std::string("none")) + ")",
                         "fork", [&](const std::string& v) {
                           if (v == "EPERM") return join({sec("clone"), pids.empty() ? "" : "behind it: " + pids});
                           return v == "EAGAIN" ? pids : "";
                         }));
-  rows.push_back(row_of(recs, run, "allocate " + policy::format_size(hog_bytes(f)) + " (a bytearray)", "alloc",
+  rows.push_back(row_of("allocate " + policy::format_size(hog_bytes(f)) + " (a bytearray)", "alloc",
                         [&](const std::string& v) {
                           if (v != "MemoryError") return std::string();
                           return f.address_space ? join({"RLIMIT_AS " + policy::format_size(f.address_space) + ": the mmap is refused",
@@ -237,9 +284,16 @@ std::vector<Row> python_rows(const Facts& f, const RunResult& run) {
                                                  : "memory cgroup limit";
                         }));
   for (const char* name : {"ptrace", "bpf", "keyctl", "io_uring_setup", "userfaultfd"})
-    rows.push_back(row_of(recs, run, std::string("call ") + name + "() through ctypes", name,
+    rows.push_back(row_of(std::string("call ") + name + "() through ctypes", name,
                           [&](const std::string& v) { return v == "EPERM" ? sec(name) : ""; }));
   for (auto& r : rows) r.kind = r.held() ? "Boundary" : "-";
+  if (expected) {
+    expected->clear();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Record* r = find_record(recs, keys[i]);
+      expected->push_back(rows[i].held() && r ? audited(f, keys[i], r->value) : Audited{});
+    }
+  }
   return rows;
 }
 
@@ -300,6 +354,17 @@ Result<std::string> workload_config(const std::string& rootfs, const std::string
   return oci::config_to_json(c, true);
 }
 
+// The records section: `events --denials ID` as a user would read it (it waits for the reader to
+// drain), matched to the rows. A record that cannot be read is said, never counted as held.
+Result<std::string> records_of(const Scratch& s, const std::string& id, const std::vector<Row>& rows,
+                               const std::vector<Audited>& expected) {
+  std::string out = s.dir + "/" + id + ".denials", err = s.dir + "/" + id + ".denials.err";
+  int rc = wait_exit(TRY(spawn({s.exe, "--root", s.state, "events", "--denials", id}, out, err)));
+  if (rc != 0) return "Denial records: could not be read: " + read_file(err).value_or("(no error text)");
+  size_t missing = 0;
+  return format_records(rows, expected, TRY(read_file(out)), missing);
+}
+
 }  // namespace
 
 Result<int> run_workload(const Globals& g, const Options& o) {
@@ -336,7 +401,8 @@ Result<int> run_workload(const Globals& g, const Options& o) {
   ::prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper, 0, 0, 0);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   std::vector<std::string> base = {exe, "--root", s.state, "--policy", policy_path};
-  RunResult run = finish_job(TRY(start_job(base, bundle, id, s.dir)));
+  // --keep: the stopped container's denials record is read before Scratch deletes it.
+  RunResult run = finish_job(TRY(start_job(base, bundle, id, s.dir, true)));
   reap_all(std::chrono::milliseconds(2000));
   if (!was_subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
   if (never_started(run)) {
@@ -344,8 +410,9 @@ Result<int> run_workload(const Globals& g, const Options& o) {
     std::fwrite(report.data(), 1, report.size(), stdout);
     return kNotStarted;
   }
-  auto rows = python_rows(facts, run);
-  std::string table = format_table(rows) + "\n" + format_summary(rows);
+  std::vector<Audited> expected;
+  auto rows = python_rows(facts, run, &expected);
+  std::string table = format_table(rows) + "\n" + format_summary(rows) + "\n" + TRY(records_of(s, id, rows, expected));
   std::fwrite(table.data(), 1, table.size(), stdout);
   std::fflush(stdout);
   return exit_code(rows);

@@ -6,22 +6,13 @@
 # Landlock's denials are not recorded (never silence).
 #
 # Landlock writes its audit records only while audit is enabled: the suite enables it
-# (conformance/tools/audit_ctl.py, over netlink) and puts back what it found on exit.
+# (lib.sh audit_for_suite) and puts back what it found on exit.
 # Only sharness-runtime has a denials record: against another runtime every case skips.
 . "$(dirname "$0")/../lib.sh"
 
 HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
-AUDIT_CTL=$SHARNESS_SOURCE_DIR/conformance/tools/audit_ctl.py
 RT_BASE=("${RT_EXTRA[@]}")
-AUDIT_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/^enabled=\([0-9]*\).*/\1/p')
-RATE_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/.* rate_limit=\([0-9]*\).*/\1/p')
-[ -n "$AUDIT_WAS" ] && [ -n "$RATE_WAS" ] || { echo "cannot read the audit status (audit_ctl.py get)" >&2; exit 1; }
-restore_audit() {
-  python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
-  python3 "$AUDIT_CTL" set enabled "$AUDIT_WAS"
-}
-# Only the suite's own shell restores and cleans up, never a case's subshell on its way out.
-trap '_st=$?; if [ "$BASHPID" = "$$" ]; then restore_audit; (exit $_st); _cleanup; fi' EXIT
+audit_for_suite
 
 with_policy() { RT_EXTRA=("${RT_BASE[@]}" --policy "$1"); }
 

@@ -415,3 +415,53 @@ BOOST_AUTO_TEST_CASE(a_container_that_never_started_is_no_verdict) {
   BOOST_TEST(o.find("policy pin") == std::string::npos);
   BOOST_TEST(o.find("fix what the runtime's error above names") != std::string::npos);
 }
+
+// hello --workload python3's records section: each held attempt is matched to the denial record
+// that names its bound; a bound the kernel does not audit says so; a due record that is absent is
+// MISSING (and counted), unless the record's notice says that bound is not recorded here.
+BOOST_AUTO_TEST_CASE(python_attempts_are_matched_to_their_denial_records) {
+  Facts f = harsh_facts();
+  f.landlock_abi = 7;
+  f.tmp_noexec = true;
+  RunResult run{"@@read-outside|EACCES|x\n@@write-etc|EROFS|x\n@@exec-tmp|EACCES|x\n@@socket|EPERM|x\n"
+                "@@ptrace|EPERM|x\n@@alloc|MemoryError|x\n@@kill-host|0|killed it\n",
+                "", 0, 1.0};
+  std::vector<Audited> expected;
+  auto rows = python_rows(f, run, &expected);
+  BOOST_REQUIRE_EQUAL(rows.size(), expected.size());
+  std::string jsonl =
+      R"({"time":"t","kind":"denial","pid":1,"exe":"/usr/bin/python3.11","bound":"landlock","access":"fs.read_file","path":"/var/lib/dpkg/status","domain":"1","field":"files","allow":"a"})" "\n"
+      R"({"time":"t","kind":"denial","pid":1,"exe":"/usr/bin/python3.11","bound":"seccomp","syscall":"socket","action":"errno","field":"syscalls.allow","allow":"a"})" "\n"
+      R"({"time":"t","kind":"denial","pid":1,"exe":"/usr/bin/python3.11","bound":"seccomp","syscall":"bpf","action":"errno","field":"syscalls.allow","allow":"a"})" "\n";
+  size_t missing = 99;
+  std::string out = format_records(rows, expected, jsonl, missing);
+  BOOST_TEST_MESSAGE(out);
+  auto line = [&](std::string_view attempt) {
+    size_t at = out.find(attempt);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, attempt);
+    return out.substr(at, out.find('\n', at) - at);
+  };
+  BOOST_TEST(line("read a file outside").find("landlock fs.read_file /var/lib/dpkg/status -> files") != std::string::npos);
+  BOOST_TEST(line("open a socket").find("seccomp socket -> syscalls.allow") != std::string::npos);
+  BOOST_TEST(line("write outside the workspace (/etc)").find("none: a read-only mount's EROFS") != std::string::npos);
+  BOOST_TEST(line("os.execv").find("none: noexec on /tmp refused it before Landlock") != std::string::npos);
+  BOOST_TEST(line("allocate").find("none: RLIMIT_AS") != std::string::npos);
+  // ptrace's record is absent (bpf's is another syscall's): MISSING, and the only one.
+  BOOST_TEST(line("call ptrace()").find("MISSING: no seccomp record of ptrace") != std::string::npos);
+  BOOST_TEST(missing == 1u);
+  // An attempt that was not held gets no line.
+  BOOST_TEST(out.find("signal the host") == std::string::npos);
+
+  // Audit off: the record's notice stands for Landlock's rows; seccomp's are still due.
+  std::string off = R"({"time":"t","kind":"notice","detail":"audit is disabled on this host (audit_enabled 0): Landlock denials are not recorded"})" "\n";
+  out = format_records(rows, expected, off + jsonl.substr(jsonl.find('\n') + 1), missing);
+  BOOST_TEST(line("read a file outside").find("none: the record says audit is disabled") != std::string::npos);
+  BOOST_TEST(missing == 1u);
+
+  // Landlock ABI 6 writes no audit records: not due, and said so.
+  f.landlock_abi = 6;
+  rows = python_rows(f, run, &expected);
+  out = format_records(rows, expected, "", missing);
+  BOOST_TEST(line("read a file outside").find("none: Landlock ABI 6 writes no audit records") != std::string::npos);
+  BOOST_TEST(missing == 2u);  // socket and ptrace
+}
