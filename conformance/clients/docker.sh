@@ -547,7 +547,8 @@ case_teardown() {
 
 # Start-up outside the cases (no case time limit on it): the daemon, then `docker import` of a
 # rootfs tar of busybox-static (Docker 20.10 cannot `docker load` an OCI layout).
-if [ "$OURS" = 1 ]; then python_image "$DK" >/dev/null 2>"$DK/python.err" || rm -f "$DK/python.tar"; fi
+PY_CASE="runtimeArgs --policy python3 on Debian 12's python3: a job runs, a socket is refused"
+if [ "$OURS" = 1 ] && case_selected "$PY_CASE"; then python_image "$DK" >/dev/null 2>"$DK/python.err" || rm -f "$DK/python.tar"; fi
 if start_dockerd; then
   busybox_rootfs_tar "$DK/rootfs.tar"
   dk import -c 'CMD ["sh"]' "$DK/rootfs.tar" "$IMAGE" >/dev/null || echo "# docker import failed"
@@ -566,6 +567,6 @@ tcase "missing executable: the user sees the runtime's error text" case_error_mi
 tcase "bad config (unwritable sysctl): the user sees the runtime's error text" case_error_bad_config
 tcase "systemd cgroup driver: the container is the scope docker-ID.scope with MemoryMax and TasksMax" case_systemd_scope
 tcase "runtimeArgs --policy harsh: SHARNESS_POLICY_ID, CapEff 0, NoNewPrivs 1" case_policy_runtime_args
-tcase "runtimeArgs --policy python3 on Debian 12's python3: a job runs, a socket is refused" case_policy_python3_runtime_args
+tcase "$PY_CASE" case_policy_python3_runtime_args
 tcase "teardown: dockerd, containerd, shims stopped by pid; no mounts, links, iptables left" case_teardown
 finish
