@@ -450,18 +450,21 @@ skip() {
   exit 77
 }
 
-# audit_for_suite: the suite sets the kernel's audit switches ("$AUDIT_CTL" set enabled|rate_limit N,
+# audit_for_suite: the suite sets the kernel's audit switches ("$AUDIT_CTL" set enabled|rate_limit|backlog_limit N,
 # over netlink: Landlock writes its audit records only while audit is enabled); what they were
-# now ($AUDIT_WAS, $RATE_WAS) is put back when the suite's own shell exits.
+# now ($AUDIT_WAS, $RATE_WAS, $BACKLOG_WAS) is put back when the suite's own shell exits.
 AUDIT_CTL=$SHARNESS_SOURCE_DIR/conformance/tools/audit_ctl.py
 audit_for_suite() {
   AUDIT_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/^enabled=\([0-9]*\).*/\1/p')
   RATE_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/.* rate_limit=\([0-9]*\).*/\1/p')
-  [ -n "$AUDIT_WAS" ] && [ -n "$RATE_WAS" ] || { echo "cannot read the audit status (audit_ctl.py get)" >&2; exit 1; }
+  BACKLOG_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/.* backlog_limit=\([0-9]*\).*/\1/p')
+  [ -n "$AUDIT_WAS" ] && [ -n "$RATE_WAS" ] && [ -n "$BACKLOG_WAS" ] ||
+    { echo "cannot read the audit status (audit_ctl.py get)" >&2; exit 1; }
   # Only the suite's own shell restores and cleans up, never a case's subshell on its way out.
   trap '_st=$?; if [ "$BASHPID" = "$HOST_PID" ]; then _restore_audit; (exit $_st); _cleanup; fi' EXIT
 }
 _restore_audit() {
+  python3 "$AUDIT_CTL" set backlog_limit "$BACKLOG_WAS"
   python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
   python3 "$AUDIT_CTL" set enabled "$AUDIT_WAS"
 }

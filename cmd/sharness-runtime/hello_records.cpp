@@ -57,6 +57,7 @@ std::string format_records(const std::vector<Row>& rows, const std::vector<Audit
                            size_t& missing) {
   std::vector<Denial> denials;
   std::string landlock_off, seccomp_off;  // the record's notice when a bound's refusals are not recorded
+  std::string lost;                       // the record's last loss line: a missing record may be one of those
   size_t unreadable = 0;
   for (size_t at = 0; at < jsonl.size();) {
     size_t end = jsonl.find('\n', at);
@@ -73,6 +74,7 @@ std::string format_records(const std::vector<Row>& rows, const std::vector<Audit
     std::string kind = field_of(v, "kind"), detail = field_of(v, "detail");
     if (kind == "notice" && detail.find("Landlock denials are not") != std::string::npos) landlock_off = detail;
     if (kind == "notice" && detail.find("seccomp's refusals") != std::string::npos) seccomp_off = detail;
+    if (kind == "loss") lost = detail;
     if (kind != "denial") continue;
     std::string bound = field_of(v, "bound");
     denials.push_back({bound, field_of(v, bound == "seccomp" ? "syscall" : "access"),
@@ -101,7 +103,8 @@ std::string format_records(const std::vector<Row>& rows, const std::vector<Audit
     out += "  " + fit(rows[i].attempt, 50) + "  " + said + "\n";
   }
   if (unreadable) out += "  (" + std::to_string(unreadable) + " line(s) of the record were not JSON)\n";
-  out += missing ? std::to_string(missing) + " held attempt(s) whose record is MISSING\n"
+  out += missing ? std::to_string(missing) + " held attempt(s) whose record is MISSING" +
+                       (lost.empty() ? "" : " (the record says records were lost: " + lost + ")") + "\n"
                  : "every held attempt a kernel audit record covers is in the record\n";
   return out;
 }

@@ -2,7 +2,7 @@
 """audit_ctl.py: read and set the kernel's audit switches over netlink (no auditd needed).
 
   audit_ctl.py get                 prints "enabled=N lost=N rate_limit=N backlog_limit=N"
-  audit_ctl.py set enabled|rate_limit N
+  audit_ctl.py set enabled|rate_limit|backlog_limit N
 
 The denials suite enables audit for its Landlock cases (Landlock logs nothing while it is off)
 and restores what it found on exit."""
@@ -12,7 +12,7 @@ import sys
 
 NETLINK_AUDIT, AUDIT_GET, AUDIT_SET = 9, 1000, 1001
 NLM_F_REQUEST, NLM_F_ACK = 1, 4
-MASK = {"enabled": 0x1, "rate_limit": 0x8}
+MASK = {"enabled": 0x1, "rate_limit": 0x8, "backlog_limit": 0x10}
 # struct audit_status: mask enabled failure pid rate_limit backlog_limit lost backlog ...
 FIELDS = ("mask", "enabled", "failure", "pid", "rate_limit", "backlog_limit", "lost", "backlog")
 
