@@ -64,6 +64,7 @@ Result<policy::Prepared> read_entry(int dir, const std::string& key, const std::
 
 void store(int dir, const std::string& key, const std::string& name, const policy::Prepared& pp) {
   std::string payload = policy::encode_prepared(pp);
+  if (payload.size() > kEntryLimit - kDigestLen) return;  // never read back: not worth a write per create
   // What reads back is what create would use: an entry that does not is never written.
   auto back = policy::decode_prepared(payload);
   if (!back || !back->same(pp)) return log::debug("policy cache: " + name + " does not read back as written: not stored");
