@@ -288,7 +288,25 @@ void apply_mounts(const Mounts& pm, oci::Config& c) {
 
 }  // namespace
 
+bool Prepared::same(const Prepared& o) const {
+  return policy.same_rules(o.policy) && policy.hash == o.policy.hash && allowed == o.allowed && explained == o.explained;
+}
+
+Result<Prepared> prepare(Policy p, const HostProbe& host) {
+  Prepared pp;
+  // Expanded once: the filter and the explanation both read the list.
+  if (p.syscalls) pp.allowed = TRY(allowed_syscalls(*p.syscalls));
+  pp.explained = explain(p, host, pp.allowed);
+  pp.policy = std::move(p);
+  return pp;
+}
+
 Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, const HostProbe& host) {
+  return apply_prepared(TRY(prepare(p, host)), c, ext, host);
+}
+
+Result<void> apply_prepared(const Prepared& pp, oci::Config& c, Extension& ext, const HostProbe& host) {
+  const Policy& p = pp.policy;
   ext = Extension{};
   ext.policy_id = p.id;
   ext.policy_hash = p.hash;
@@ -310,9 +328,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
   apply_exec_allowlist(p, c, host.memfd_noexec);
   ext.landlock = landlock_block(p);
   ext.exec = p.exec;
-  // Expanded once: the filter and the explanation below both read the list.
-  const auto allowed = p.syscalls ? TRY(allowed_syscalls(*p.syscalls)) : std::set<std::string>{};
-  ext.seccomp = seccomp_filter(p, allowed);
+  ext.seccomp = seccomp_filter(p, pp.allowed);
   apply_env(p, *c.process);
   apply_mesh_env(p.mesh, *c.process);
   if (p.mesh.active()) {
@@ -339,7 +355,7 @@ Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, co
   c.annotations[kAnnotationId] = p.id;
   c.annotations[kAnnotationHash] = p.hash;
 
-  auto bounds = explain(p, host, allowed);
+  auto bounds = pp.explained;
   bounds.insert(bounds.end(), ext.bounds.begin(), ext.bounds.end());  // the join replacements
   ext.bounds = std::move(bounds);
   return {};

@@ -20,6 +20,10 @@
 // A config's own process.landlock is never merged: it stays a Landlock layer of its own and
 // the policy's block (sharness.landlock) is another, so the kernel intersects them.
 #pragma once
+#include <set>
+#include <string>
+#include <vector>
+
 #include "base/error.hpp"
 #include "oci/config.hpp"
 #include "spec-mapping/explain.hpp"
@@ -71,6 +75,18 @@ Policy intersect(const Policy& floor, const Policy& tighter, const Grants& may_a
 // `host` (one probe, runtime/linux/host_facts) decides the bounds' availability (ext.bounds)
 // and leaves vm.memfd_noexec out on a kernel without it when seccomp stands in for it.
 Result<void> apply_to_config(const Policy& p, oci::Config& c, Extension& ext, const HostProbe& host);
+
+// What apply_to_config derives from the policy and the host alone, whatever the config: create
+// keeps it per policy file (runtime/lifecycle/policy_cache.hpp) and applies it to each config.
+struct Prepared {
+  Policy policy;
+  std::set<std::string> allowed;  // the syscalls section expanded (allowed_syscalls); empty without one
+  std::vector<Bound> explained;   // explain(policy, host, allowed)
+  bool same(const Prepared& o) const;
+};
+Result<Prepared> prepare(Policy p, const HostProbe& host);
+// apply_to_config with the policy's derivations already made (for `host`).
+Result<void> apply_prepared(const Prepared& pp, oci::Config& c, Extension& ext, const HostProbe& host);
 
 inline constexpr const char* kAnnotationId = "org.sharness.policy.id";
 inline constexpr const char* kAnnotationHash = "org.sharness.policy.hash";

@@ -671,6 +671,55 @@ case_explain_harsh() {
   done
 }
 
+# The prepared-policy cache (ours: <root>/.cache/policy, docs/policy-cache.md): a policy file
+# edited in place keeps its path, inode, size and mtime, and still takes effect at the next
+# create with a warm cache, because the key is over the file's bytes. First mkdir is allowed
+# (cold, then warm: the entry is read back, not rewritten), then the same file without mkdir and
+# mkdirat in its allowlist (its description padded to the old size, the old mtime put back)
+# must refuse it.
+case_cache_policy_edit_takes_effect() {
+  known_fail runc crun
+  local pol b entries mtime size inode
+  pol=$(derive cached '.') || return 1
+  b=$(new_bundle b sh -c 'mkdir /tmp/d && echo made || echo refused') || return 1
+  with_policy "$pol"
+  run_in "$b"
+  assert_rc 0 "cold cache" || return 1
+  assert_line "$OUT" '^made$' "control: harsh allows mkdir (cold cache)" || return 1
+  entries=$(ls "$STATE/.cache/policy")
+  assert_ne "" "$entries" "the cold create stored an entry" || return 1
+  run_in "$b"
+  assert_line "$OUT" '^made$' "warm cache: same answer" || return 1
+  assert_eq "$entries" "$(ls "$STATE/.cache/policy")" "warm cache: no new entry" || return 1
+  # Edit in place: same inode, same size, same mtime; only the bytes differ.
+  size=$(stat -c %s "$pol"); inode=$(stat -c %i "$pol")
+  local edit='.syscalls.allow -= ["mkdir", "mkdirat"] | .description += (" " * $n)'
+  jq --argjson n 0 "$edit" "$pol" >"$CASEDIR/edited.json"
+  jq --argjson n $((size - $(stat -c %s "$CASEDIR/edited.json"))) "$edit" "$pol" >"$CASEDIR/edited.json"
+  mtime=$(stat -c %y "$pol")
+  cat "$CASEDIR/edited.json" >"$pol"
+  touch -d "$mtime" "$pol"
+  assert_eq "$size $inode $mtime" "$(stat -c '%s %i %y' "$pol")" "the edit kept size, inode and mtime" || return 1
+  run_in "$b"
+  assert_rc 0 "after the edit" || return 1
+  assert_line "$OUT" '^refused$' "the edited policy (no mkdir) takes effect with a warm cache" || return 1
+  assert_ne "$entries" "$(ls "$STATE/.cache/policy")" "the edited file has an entry of its own" || return 1
+}
+
+# "policyCache": false: nothing is read from or written to the cache.
+case_cache_policy_off() {
+  known_fail runc crun
+  local b rc=$CASEDIR/runtime.json before
+  echo '{"policyCache": false}' >"$rc"
+  b=$(new_bundle b sh -c 'echo "$SHARNESS_POLICY_ID"') || return 1
+  with_policy "$(derive uncached '.')" --config "$rc"
+  before=$(ls "$STATE/.cache/policy" 2>/dev/null)
+  run_in "$b"
+  assert_rc 0 || return 1
+  assert_line "$OUT" '^uncached$' || return 1
+  assert_eq "$before" "$(ls "$STATE/.cache/policy" 2>/dev/null)" "nothing written with policyCache false"
+}
+
 tcase "devices: only the policy's devices exist (harsh: null, zero, urandom)" case_devices_exact
 tcase "memory: a 400 MiB allocation under harsh fails (RLIMIT_AS 128 MiB)" case_memory_harsh
 tcase "memory: with RLIMIT_AS 1 GiB the memory cgroup (128 MiB) alone OOM-kills it" case_memory_cgroup_alone
@@ -760,4 +809,6 @@ tcase "bad policies: create --policy BAD fails and leaves nothing" case_bad_poli
 tcase "policy explain harsh: one line per bound, each a Boundary" case_explain_harsh
 tcase "install-policies.sh (make install): the installed harsh pins the host's busybox, the source kept" case_install_pins_the_host
 tcase "hello under a stale pin: no verdict, the runtime's error and policy pin; refreshed: 20 of 20 held" case_hello_stale_pin
+tcase "policy cache: a policy file edited in place (same size, inode, mtime) takes effect with a warm cache" case_cache_policy_edit_takes_effect
+tcase "policy cache: policyCache false writes nothing" case_cache_policy_off
 finish

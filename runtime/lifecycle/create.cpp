@@ -33,6 +33,7 @@
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/pin_cache.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
+#include "runtime/lifecycle/policy_cache.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/systemd_scope.hpp"
@@ -233,8 +234,20 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Cr
   if (o.learn && (c.annotations.contains(policy::kAnnotationPolicy) || c.sharness_json))
     return fail("policy learn: the bundle's config names a policy (annotation " + std::string(policy::kAnnotationPolicy) +
                 " or a sharness block): give it to policy learn as --from, on the original config");
-  auto p = o.learn ? (o.learn_floor ? std::optional<policy::Policy>(*o.learn_floor) : std::nullopt)
-                   : TRY(select_policy(rc, g.policy, c));
+  // The chosen policy's files are read at every create; the work derived from them alone is
+  // read back from the policy cache when these exact files were prepared before on this host.
+  host::Facts host;  // probed only for a policy
+  std::optional<policy::Prepared> pp;
+  if (o.learn) {
+    if (o.learn_floor) {
+      host = host::probe();
+      pp = TRYC("policy " + o.learn_floor->id, policy::prepare(*o.learn_floor, host));
+    }
+  } else if (auto choice = TRY(read_policy_choice(rc, g.policy, c)); !choice.empty()) {
+    host = host::probe();
+    pp = TRY(prepared_policy(rc, choice, host, rc.policy_cache ? g.root : std::string()));
+  }
+  const policy::Policy* p = pp ? &pp->policy : nullptr;
   fixed.uid = p && p->identity.uid;
   fixed.gid = p && (p->identity.uid || p->identity.gid);
   if (c.sharness_json) {
@@ -253,7 +266,7 @@ Result<std::optional<policy::Extension>> apply_policy(const Globals& g, const Cr
   }
   if (!p) return std::optional<policy::Extension>();
   policy::Extension ext;
-  TRYC("policy " + p->id, policy::apply_to_config(*p, c, ext, host::probe()));
+  TRYC("policy " + p->id, policy::apply_prepared(*pp, c, ext, host));
   for (const auto& b : ext.bounds)
     if (b.note == policy::kConfigHeld) log::warn("policy " + p->id + ": " + b.mechanism);
   TRYC("policy " + p->id, policy::require_available(ext.bounds, ext.best_effort));

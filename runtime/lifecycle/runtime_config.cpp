@@ -51,8 +51,9 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   auto doc = TRY(json::Document::parse(text, origin));
   auto root = doc.root();
   TRYV(root.only_keys({"policyDirs", "defaultPolicy", "ephemeralUids", "caDir", "kms", "edges",
-                               "seccompCache", "clientPolicies", "trustBundleClaims", "egress"}));
+                               "seccompCache", "policyCache", "clientPolicies", "trustBundleClaims", "egress"}));
   RuntimeConfig rc;
+  rc.source = text;
   if (root.get("policyDirs")) {
     TRYV(root.opt("policyDirs", rc.policy_dirs));
     for (size_t i = 0; i < rc.policy_dirs.size(); ++i)
@@ -62,6 +63,7 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
   TRYV(root.opt("defaultPolicy", rc.default_policy));
   TRYV(root.opt("caDir", rc.ca_dir));
   TRYV(root.opt("seccompCache", rc.seccomp_cache));
+  TRYV(root.opt("policyCache", rc.policy_cache));
   TRYV(root.opt("trustBundleClaims", rc.trust_bundle_claims));
   if (!rc.ca_dir.empty() && rc.ca_dir[0] != '/') return fail(origin + ": caDir: must be an absolute path");
   if (auto k = root.get("kms")) {
@@ -110,24 +112,34 @@ Result<RuntimeConfig> load_runtime_config(const std::string& path, bool explicit
   return parse_runtime_config(*text, path);
 }
 
-Result<policy::Policy> load_named_policy(const RuntimeConfig& rc, const std::string& name) {
-  if (name.find('/') != std::string::npos) return policy::load_policy(name);
+Result<PolicySource> find_named_policy(const RuntimeConfig& rc, const std::string& name) {
+  auto read = [](const std::string& path) -> Result<PolicySource> {
+    auto text = TRY(read_file(path, 1u << 20));  // a policy is small; refuse a huge file
+    return PolicySource{path, std::move(text)};
+  };
+  if (name.find('/') != std::string::npos) return read(name);
   if (!is_plain_name(name)) return fail("policy \"" + name + "\": not a valid policy name");
   std::string file = name.size() > 5 && name.ends_with(".json") ? name : name + ".json";
   for (auto& dir : rc.policy_dirs) {
     std::string path = dir + "/" + file;
     struct stat st;
-    if (::stat(path.c_str(), &st) == 0) return policy::load_policy(path);
+    if (::stat(path.c_str(), &st) == 0) return read(path);
   }
   std::string dirs;
   for (auto& dir : rc.policy_dirs) dirs += (dirs.empty() ? "" : ", ") + dir;
   return fail("policy \"" + name + "\": not found in the policy directories (" + dirs + ")");
 }
 
+Result<policy::Policy> load_named_policy(const RuntimeConfig& rc, const std::string& name) {
+  auto src = TRY(find_named_policy(rc, name));
+  return policy::parse_policy(src.text, src.path);
+}
+
 namespace {
-// The policy a client names: a plain name of an installed file, one clientPolicies allows,
-// whose id is its name (so that state and SHARNESS_POLICY_ID say which file runs).
-Result<policy::Policy> client_policy(const RuntimeConfig& rc, const std::string& value, policy::Grants& grants) {
+constexpr const char* kClientWhere = "annotation org.sharness.policy";  // kAnnotation
+
+// The policy a client names: a plain name of an installed file, one clientPolicies allows.
+Result<void> find_client_policy(const RuntimeConfig& rc, const std::string& value, PolicyChoice& ch) {
   if (value.empty()) return fail("\"\": empty (name an installed policy, or leave the annotation out)");
   if (!is_plain_name(value))
     return fail("\"" + value + "\" is not a policy name (a client names an installed policy, never a path)");
@@ -140,29 +152,47 @@ Result<policy::Policy> client_policy(const RuntimeConfig& rc, const std::string&
       return fail("policy \"" + name + "\" is not one a client may name (the runtime config's clientPolicies: " +
                   (names.empty() ? "none" : names) + ")");
     }
-    grants = it->second;
+    ch.grants = it->second;
   }
-  auto p = TRY(load_named_policy(rc, name));
-  if (p.id != name)
-    return fail("policy \"" + name + "\" has the id \"" + p.id +
+  ch.client_name = name;
+  ch.client = TRY(find_named_policy(rc, name));
+  return {};
+}
+
+// Its id is its name, so that state and SHARNESS_POLICY_ID say which file runs.
+Result<policy::Policy> client_policy(const PolicyChoice& ch) {
+  auto p = TRY(policy::parse_policy(ch.client->text, ch.client->path));
+  if (p.id != ch.client_name)
+    return fail("policy \"" + ch.client_name + "\" has the id \"" + p.id +
                 "\": a policy a client names must carry its file's name as its id");
   return p;
 }
 }  // namespace
 
+Result<PolicyChoice> read_policy_choice(const RuntimeConfig& rc, const std::string& operator_policy,
+                                        const oci::Config& c) {
+  PolicyChoice ch;
+  std::string name = operator_policy.empty() ? rc.default_policy : operator_policy;
+  if (!name.empty()) ch.floor = TRYC("operator policy", find_named_policy(rc, name));
+  auto it = c.annotations.find(kAnnotation);
+  if (it != c.annotations.end()) TRYVC(kClientWhere, find_client_policy(rc, it->second, ch));
+  return ch;
+}
+
 Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, const std::string& operator_policy,
                                                     const oci::Config& c) {
+  return select_policy(TRY(read_policy_choice(rc, operator_policy, c)));
+}
+
+Result<std::optional<policy::Policy>> select_policy(const PolicyChoice& ch) {
   std::optional<policy::Policy> floor;
-  std::string name = operator_policy.empty() ? rc.default_policy : operator_policy;
-  if (!name.empty()) floor = TRYC("operator policy", load_named_policy(rc, name));
-  auto it = c.annotations.find(kAnnotation);
-  if (it == c.annotations.end()) return floor;
+  if (ch.floor) floor = TRYC("operator policy", policy::parse_policy(ch.floor->text, ch.floor->path));
+  if (!ch.client) return floor;
   // The client's choice: a name only, looked up where the operator installed policies, no
   // looser than the floor in any section it states.
-  const std::string where = "annotation " + std::string(kAnnotation);
-  policy::Grants grants;
-  auto client = TRYC(where, client_policy(rc, it->second, grants));
-  auto looser = policy::looser_sections(floor ? &*floor : nullptr, client, grants);
+  const std::string where = kClientWhere;
+  auto client = TRYC(where, client_policy(ch));
+  auto looser = policy::looser_sections(floor ? &*floor : nullptr, client, ch.grants);
   if (!looser.empty()) {
     std::string why;
     for (const auto& l : looser) why += (why.empty() ? "" : "; ") + policy::describe(l);
@@ -170,7 +200,7 @@ Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, con
                 (floor ? "policy " + floor->id : std::string("none, which grants no identity or reach")) + "): " + why);
   }
   if (!floor) return std::optional<policy::Policy>(std::move(client));
-  auto composed = policy::intersect(*floor, client, grants);
+  auto composed = policy::intersect(*floor, client, ch.grants);
   // Its hash goes into the container's environment and `state`: no hash, no container.
   if (composed.hash.empty()) return fail(where + ": could not hash the composition of " + floor->id + " and " + client.id);
   return std::optional<policy::Policy>(std::move(composed));

@@ -47,6 +47,10 @@ struct RuntimeConfig {
   std::vector<std::string> egress_allow_addresses;
   // "seccompCache": false turns off the compiled-filter cache (runtime/linux/seccomp_cache.hpp).
   bool seccomp_cache = true;
+  // "policyCache": false turns off the prepared-policy cache (runtime/lifecycle/policy_cache.hpp).
+  bool policy_cache = true;
+  // The text this was parsed from ("" for the defaults): the policy cache keys on it.
+  std::string source;
   // "clientPolicies": the installed policies a client may name, each with the grant sections it
   // may add where the floor has none. Absent: any installed policy, adding none.
   std::optional<std::map<std::string, policy::Grants>> client_policies;
@@ -65,12 +69,31 @@ Result<RuntimeConfig> parse_runtime_config(std::string_view text, const std::str
 // Load `path`; a missing default file gives the defaults, a missing --config file is an error.
 Result<RuntimeConfig> load_runtime_config(const std::string& path, bool explicit_path);
 
+// A policy file as read: where it was found and its bytes.
+struct PolicySource {
+  std::string path;
+  std::string text;
+};
 // A policy by name (looked up as NAME.json in the policy dirs) or, for the operator only,
-// by path (anything with a '/').
+// by path (anything with a '/'): found and read, or parsed too.
+Result<PolicySource> find_named_policy(const RuntimeConfig& rc, const std::string& name_or_path);
 Result<policy::Policy> load_named_policy(const RuntimeConfig& rc, const std::string& name_or_path);
+
+// The files a container's policy comes from, read once (the policy cache keys on these bytes
+// and a miss parses the same bytes): the operator's floor (--policy, else defaultPolicy) and
+// the installed policy the annotation names, with what clientPolicies lets it add.
+struct PolicyChoice {
+  std::optional<PolicySource> floor, client;
+  std::string client_name;  // the annotation's value without ".json"
+  policy::Grants grants;
+  bool empty() const { return !floor && !client; }
+};
+Result<PolicyChoice> read_policy_choice(const RuntimeConfig& rc, const std::string& operator_policy,
+                                        const oci::Config& c);
 
 // The container's policy: floor (operator) intersected with the annotation's (client).
 // nullopt when neither names one.
+Result<std::optional<policy::Policy>> select_policy(const PolicyChoice& choice);
 Result<std::optional<policy::Policy>> select_policy(const RuntimeConfig& rc, const std::string& operator_policy,
                                                     const oci::Config& c);
 

@@ -224,6 +224,11 @@ Result<Filter> Filter::compile(const oci::Seccomp& s) {
     TRYV(set_attr(owner.ctx, SCMP_FLTATR_CTL_NNP, 0, "set SCMP_FLTATR_CTL_NNP"));
     // Best effort: report the kernel's errno from seccomp_load rather than a generic ECANCELED.
     (void)seccomp_attr_set(owner.ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+    // A binary tree on the syscall number instead of libseccomp's default linear chain: an
+    // allowlist of ~120 names costs every denied syscall ~7 comparisons instead of ~120, in the
+    // container and in the kernel's per-syscall emulation of the filter at load (its action
+    // cache, built with interrupts off). Same verdicts; best effort (libseccomp >= 2.5).
+    (void)seccomp_attr_set(owner.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
     TRYV(add_archs(owner.ctx, s.architectures));
     TRYV(apply_flags(owner.ctx, s.flags));
     bool notify = TRY(add_syscalls(owner.ctx, s, def));

@@ -1,11 +1,10 @@
 #include "runtime/linux/seccomp_cache.hpp"
 
-#include <elf.h>
-#include <link.h>
 #include <linux/seccomp.h>
 
 #include <cstring>
 
+#include "base/build_id.hpp"
 #include "base/log.hpp"
 #include "base/private_cache.hpp"
 #include "base/sha256.hpp"
@@ -29,35 +28,6 @@ void put(std::string& out, std::string_view s) {
 }
 void put(std::string& out, uint64_t v) { put(out, std::to_string(v)); }
 void put(std::string& out, const std::optional<uint32_t>& v) { put(out, v ? "+" + std::to_string(*v) : "-"); }
-
-// The GNU build id of the running binary: a rebuilt runtime (another compile() maybe) never
-// reuses an entry. Read from our own program headers, no file access.
-std::string build_id() {
-  std::string id;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) -> int {
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const auto& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_NOTE) continue;
-          auto* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
-          const char* end = p + ph.p_memsz;
-          while (p + sizeof(ElfW(Nhdr)) <= end) {
-            auto* n = reinterpret_cast<const ElfW(Nhdr)*>(p);
-            const char* name = p + sizeof(*n);
-            const char* desc = name + ((n->n_namesz + 3) & ~3u);
-            if (desc + n->n_descsz > end) break;
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-              static_cast<std::string*>(out)->assign(desc, n->n_descsz);
-              return 1;
-            }
-            p = desc + ((n->n_descsz + 3) & ~3u);
-          }
-        }
-        return 1;  // only the first object: the program itself
-      },
-      &id);
-  return id;
-}
 
 std::string serialize(const oci::Seccomp& s) {
   std::string out = "sharness-seccomp-cache-v1\n";

@@ -77,6 +77,14 @@ BOOST_AUTO_TEST_CASE(seccomp_cache_switch) {
   BOOST_REQUIRE(off);
   BOOST_TEST(!off->seccomp_cache);
   BOOST_TEST(error_of(R"({"seccompCache": "no"})").find("seccompCache") != std::string::npos);
+  // The policy cache's own switch, and the text the cache keys on.
+  BOOST_TEST(d->policy_cache);
+  BOOST_TEST(d->source == "{}");
+  auto no_policy_cache = parse_runtime_config(R"({"policyCache": false})", "runtime.json");
+  BOOST_REQUIRE(no_policy_cache);
+  BOOST_TEST(!no_policy_cache->policy_cache);
+  BOOST_TEST(no_policy_cache->seccomp_cache);
+  BOOST_TEST(error_of(R"({"policyCache": 0})").find("policyCache") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(client_policies_keys) {
