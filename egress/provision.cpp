@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "base/file.hpp"
+#include "edges/identity.hpp"
 #include "edges/provision.hpp"
 #include "egress/plan.hpp"
 #include "hooks/hooks.hpp"
@@ -29,6 +30,16 @@ Result<void> provision(const lifecycle::SidecarHost& h, const policy::Extension&
   if (::chmod(dir.c_str(), 0711) < 0) return sys_error("chmod " + dir);  // past the umask
   TRYVC("egress door CA", hooks::run_helper(dh.binary, {"ca", "init", "--name", h.id, "--dir", dir + "/" + kCaDir,
                                                         "--trust", dir + "/" + kTrustDir}));
+  if (credentials_from_kms(*ext.egress, h.rc.egress_credentials_dir)) {
+    // The door's own leaf for the KMS (role egress): the KMS releases credentials to it only.
+    const std::string tls = dir + "/" + kKmsTlsDir;
+    if (::mkdir(tls.c_str(), 0700) < 0) return sys_error("mkdir " + tls);
+    TRYVC("egress door: its KMS leaf",
+          edges::issue_into(TRY(sealed_exe::sibling("sharness-edge")), lifecycle::ca_dir(h.rc, h.state_root),
+                            identity::LeafRequest{"egress", h.id}, tls, 0, 0));
+    const std::string mnt = dir + "/" + kKmsSocketDir;
+    if (::mkdir(mnt.c_str(), 0755) < 0) return sys_error("mkdir " + mnt);
+  }
   TRYV(write_file_atomic(dir + "/" + kConfigFile, door_config_json(*ext.egress, h.id, site_of(h.rc)), 0644));
   apply_egress_host(dh, c);
   return {};
