@@ -83,7 +83,8 @@ inline Result<KmsPlan> apply_kms_host(const policy::SecretsPolicy& s, const KmsM
   return apply_kms_host(&s, h, c, symbolic);
 }
 // Does the container get a KMS: a `secrets` section, or egress rules with a credential (the
-// door asks the KMS for it unless the runtime config names a credentialsDir)?
+// door asks the KMS for it unless the runtime config names a credentialsDir; the egress sidecar
+// provisions that KMS when the policy has no `secrets`)?
 bool kms_wanted(const policy::Extension& ext);
 // What `policy map` shows of the KMS: its hooks, mounts and env, with placeholders.
 Result<void> show_kms(const policy::Extension& ext, oci::Config& c);

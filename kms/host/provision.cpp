@@ -26,17 +26,16 @@ Result<std::string> bin_dir() {
   return kms.substr(0, kms.rfind('/'));
 }
 
-bool wanted(const policy::Extension& ext) { return kms_wanted(ext); }
+// A policy without `secrets` whose egress rules carry credentials gets its KMS from the egress
+// sidecar (egress/provision.cpp), whose refusals (rootless) it shares.
+bool wanted(const policy::Extension& ext) { return ext.secrets.has_value(); }
 
 // A KMS sidecar: its certificate and config, its socket dir, and the hooks that run it. The
-// door's credentials come from it unless the operator names a credentialsDir (egress/plan.cpp
-// decides the same way).
+// door's credentials come from it too unless the operator names a credentialsDir.
 Result<void> provision(const lifecycle::SidecarHost& h, const policy::Extension& ext, oci::Config& c) {
-  KmsHost kh{h.state_root, h.id, ext.secrets ? *ext.mesh->role : "", lifecycle::ca_dir(h.rc, h.state_root), {}};
+  KmsHost kh{h.state_root, h.id, *ext.mesh->role, lifecycle::ca_dir(h.rc, h.state_root), {}};
   if (ext.egress && h.rc.egress_credentials_dir.empty()) kh.credentials = credential_grants(*ext.egress);
-  if (!ext.secrets && kh.credentials.empty()) return {};
-  TRYC("policy " + ext.policy_id + ": secrets",
-       provision_kms(ext.secrets ? &*ext.secrets : nullptr, h.rc, kh, c));
+  TRYC("policy " + ext.policy_id + ": secrets", provision_kms(&*ext.secrets, h.rc, kh, c));
   return {};
 }
 
