@@ -172,3 +172,12 @@ BOOST_AUTO_TEST_CASE(workload_may_ask_is_explicit_and_false_wins) {
   BOOST_TEST(mech(door_only).find("asked only by the egress door") != std::string::npos, mech(door_only));
   BOOST_TEST(mech(asks).find("asked by the workload itself (workloadMayAsk)") != std::string::npos, mech(asks));
 }
+
+// The egress door's leaf carries role "egress" and the container's id: a policy taking that role
+// would let its workload pass for its own door at the KMS. Refused, naming the path (control: "app").
+BOOST_AUTO_TEST_CASE(role_egress_is_the_doors) {
+  auto p = parse_policy(R"({"id": "x", "version": 1, "role": "egress"})");
+  BOOST_REQUIRE(!p);
+  BOOST_TEST(p.error().what().find("policy.json: role: \"egress\" is the egress door's role") == 0u, p.error().what());
+  BOOST_TEST(parse_policy(R"({"id": "x", "version": 1, "role": "app"})").has_value());
+}
