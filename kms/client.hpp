@@ -1,7 +1,8 @@
 // The caller's side of the KMS protocol (docs/kms.md), for callers other than the static
 // sharness-kms-client: the egress door asks for its rules' credentials with it. One connection
 // per request: connect, mutual TLS (the server must have role "kms"), one request, one answer.
-// Only crypto, protocol and tls beneath, so sharness-kms-client can link it statically too.
+// Only crypto, protocol and tls beneath. (sharness-kms-client keeps its own loop: its exit
+// codes tell a TLS refusal from an I/O error, which the conformance suites check.)
 #pragma once
 #include <string>
 

@@ -14,7 +14,7 @@ install(TARGETS sharness-kms RUNTIME DESTINATION bin)
 # containers whose rootfs has no libssl.
 find_library(SSL_STATIC libssl.a REQUIRED)
 find_library(CRYPTO_STATIC libcrypto.a REQUIRED)
-add_executable(sharness-kms-client cmd/sharness-kms-client/main.cpp kms/client.cpp kms/crypto.cpp kms/protocol.cpp tls/tls.cpp
+add_executable(sharness-kms-client cmd/sharness-kms-client/main.cpp kms/crypto.cpp kms/protocol.cpp tls/tls.cpp
   spec-mapping/names.cpp base/error.cpp base/file.cpp)
 target_include_directories(sharness-kms-client PRIVATE ${CMAKE_SOURCE_DIR} ${OPENSSL_INCLUDE_DIR})
 target_link_libraries(sharness-kms-client PRIVATE ${SSL_STATIC} ${CRYPTO_STATIC} -static-pie -pthread)
