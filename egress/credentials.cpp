@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 
 #include "base/file.hpp"
+#include "kms/client.hpp"
 #include "spec-mapping/secrets.hpp"
 
 namespace sh::egress {
@@ -12,7 +13,7 @@ namespace {
 class DirSource : public CredentialSource {
  public:
   explicit DirSource(std::string dir) : dir_(std::move(dir)) {}
-  Result<std::string> fetch(const std::string& vault) override {
+  Result<std::string> fetch(const std::string& vault, const std::string&) override {
     if (!policy::valid_secrets_name(vault) || vault == "." || vault == "..")
       return fail("credential \"" + vault + "\": not a vault name");
     Fd dir = TRY(open_file(dir_, O_RDONLY | O_DIRECTORY));
@@ -29,6 +30,26 @@ class DirSource : public CredentialSource {
   std::string dir_;
 };
 
+// The KMS: it answers the door's leaf only, and only for a (vault, host) pair of the rules.
+class KmsSource : public CredentialSource {
+ public:
+  KmsSource(std::string socket, tls::Files files) : socket_(std::move(socket)), files_(std::move(files)) {}
+  Result<std::string> fetch(const std::string& vault, const std::string& host) override {
+    return kms::fetch_credential(socket_, files_, vault, host);
+  }
+
+ private:
+  std::string socket_;
+  tls::Files files_;
+};
+
+Result<std::string> abs_path(const json::Value& o, std::string_view key) {
+  auto v = TRY(o.need(key));
+  std::string s = TRY(v.as_string());
+  if (s.empty() || s[0] != '/') return fail(v.path() + ": an absolute path");
+  return s;
+}
+
 }  // namespace
 
 Result<void> check_value(const std::string& vault, const std::string& value) {
@@ -41,13 +62,19 @@ Result<void> check_value(const std::string& vault, const std::string& value) {
 
 Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v) {
   TRYV(v.expect_object());
-  TRYV(v.only_keys({"dir"}));
+  TRYV(v.only_keys({"dir", "kms"}));
+  if (v.get("dir") && v.get("kms")) return fail(v.path() + ": one source, \"dir\" or \"kms\"");
+  if (auto k = v.get("kms")) {
+    TRYV(k->only_keys({"socket", "ca", "cert", "key"}));
+    tls::Files f{TRY(abs_path(*k, "ca")), TRY(abs_path(*k, "cert")), TRY(abs_path(*k, "key"))};
+    return std::unique_ptr<CredentialSource>(new KmsSource(TRY(abs_path(*k, "socket")), std::move(f)));
+  }
   if (auto d = v.get("dir")) {
     std::string dir = TRY(d->as_string());
     if (dir.empty() || dir[0] != '/') return fail(d->path() + ": an absolute path");
     return std::unique_ptr<CredentialSource>(new DirSource(dir));
   }
-  return fail(v.path() + ": name a source (\"dir\")");
+  return fail(v.path() + ": name a source (\"dir\" or \"kms\")");
 }
 
 }  // namespace sh::egress

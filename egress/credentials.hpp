@@ -2,8 +2,10 @@
 // the door's config. The door asks for every vault its rules name once, at start, before it
 // confines itself; the values then live only in its memory.
 //   {"dir": PATH}   PATH/<vault>, one file per entry (tests, operators)
-// The KMS source (the workload's KMS over the door's mTLS edge) is the integration's: one more
-// branch in make_source.
+//   {"kms": {"socket": S, "ca": F, "cert": F, "key": F}}
+//                   the container's KMS sidecar over mutual TLS, with the door's own leaf
+//                   (role egress): a credential request per vault, for a host a rule ties it to
+//                   (the KMS checks the pair), sealed to a one-time key of the door's
 #pragma once
 #include <memory>
 #include <string>
@@ -16,8 +18,9 @@ namespace sh::egress {
 class CredentialSource {
  public:
   virtual ~CredentialSource() = default;
-  // The value of vault entry `vault`: not empty, no CR, LF or NUL (it goes into a header).
-  virtual Result<std::string> fetch(const std::string& vault) = 0;
+  // The value of vault entry `vault`, which a rule ties to `host`: not empty, no CR, LF or NUL
+  // (it goes into a header).
+  virtual Result<std::string> fetch(const std::string& vault, const std::string& host) = 0;
 };
 
 // The source the config's `credentials` object names (an error names its JSON path).

@@ -51,7 +51,7 @@ Result<Credentials> Credentials::fetch(const policy::EgressPolicy& p, Credential
   for (const auto& r : p.rules) {
     if (!r.credential || std::ranges::find(c.vaults_, r.credential->vault) != c.vaults_.end()) continue;
     if (!source) return fail("credential " + r.credential->vault + ": no credential source");
-    std::string v = TRY(source->fetch(r.credential->vault));
+    std::string v = TRY(source->fetch(r.credential->vault, r.host));
     TRYV(check_value(r.credential->vault, v));
     c.vaults_.push_back(r.credential->vault);
     c.values_.push_back(std::move(v));

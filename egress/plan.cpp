@@ -9,6 +9,11 @@ namespace sh::egress {
 
 std::string door_dir(const std::string& state_root, const std::string& id) { return state_root + "/" + id + "/egress"; }
 
+bool credentials_from_kms(const policy::EgressPolicy& e, const std::string& credentials_dir) {
+  return credentials_dir.empty() &&
+         std::ranges::any_of(e.rules, [](const policy::EgressRule& r) { return r.credential.has_value(); });
+}
+
 std::string door_config_json(const policy::EgressPolicy& e, const std::string& id, const DoorSite& site) {
   const std::string dir = kDoorDirInDoor;
   json::Writer w(true);
@@ -19,9 +24,16 @@ std::string door_config_json(const policy::EgressPolicy& e, const std::string& i
   if (!site.upstream_trust.empty()) w.kv("upstreamTrust", site.upstream_trust);
   if (!site.hosts.empty()) w.kv("hosts", site.hosts);
   if (!site.allow_addresses.empty()) w.kv("allowAddresses", site.allow_addresses);
-  bool credentials = std::ranges::any_of(e.rules, [](const policy::EgressRule& r) { return r.credential.has_value(); });
+  const bool credentials = std::ranges::any_of(e.rules, [](const policy::EgressRule& r) { return r.credential.has_value(); });
   if (credentials && !site.credentials_dir.empty())
     w.key("credentials").begin_object().kv("dir", site.credentials_dir).end_object();
+  if (credentials_from_kms(e, site.credentials_dir)) {
+    const std::string tls = dir + "/" + kKmsTlsDir + "/";
+    w.key("credentials").begin_object().key("kms").begin_object();
+    w.kv("socket", dir + "/" + kKmsSocketDir + "/kms.sock");
+    w.kv("ca", tls + "ca.pem").kv("cert", tls + "cert.pem").kv("key", tls + "key.pem");
+    w.end_object().end_object();
+  }
   w.end_object();
   return w.str() + "\n";
 }

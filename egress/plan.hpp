@@ -10,6 +10,10 @@
 //     trust/                      its certificate, bound read-only at /etc/ssl/certs in the container
 //     door.log, door.err          the door's request log (fd 4) and its stderr, root's (0600)
 //     door.state                  what up started, for down (pids, start times, the uid)
+//     kms-tls/                    the door's own leaf (role egress, the container's id) for the
+//                                 KMS, given to the door's uid by up; only when a rule has a
+//                                 credential and the runtime config names no credentialsDir
+//     kms.sock/                   empty: the door's namespace binds the KMS's socket dir over it
 #pragma once
 #include <string>
 #include <vector>
@@ -35,6 +39,11 @@ inline constexpr const char* kTrustDir = "trust";
 inline constexpr const char* kLogFile = "door.log";
 inline constexpr const char* kErrFile = "door.err";
 inline constexpr const char* kStateFile = "door.state";
+inline constexpr const char* kKmsTlsDir = "kms-tls";
+inline constexpr const char* kKmsSocketDir = "kms.sock";
+
+// Does the door ask the KMS for its rules' credentials (rather than read a credentialsDir)?
+bool credentials_from_kms(const policy::EgressPolicy& e, const std::string& credentials_dir);
 
 std::string door_dir(const std::string& state_root, const std::string& id);  // <root>/<id>/egress
 

@@ -6,9 +6,12 @@
 #include <cerrno>
 
 #include "base/file.hpp"
+#include "edges/identity.hpp"
 #include "edges/provision.hpp"
 #include "egress/plan.hpp"
 #include "hooks/hooks.hpp"
+#include "kms/host/plan.hpp"
+#include "kms/host/provision.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/sealed_exe.hpp"
 
@@ -29,6 +32,25 @@ Result<void> provision(const lifecycle::SidecarHost& h, const policy::Extension&
   if (::chmod(dir.c_str(), 0711) < 0) return sys_error("chmod " + dir);  // past the umask
   TRYVC("egress door CA", hooks::run_helper(dh.binary, {"ca", "init", "--name", h.id, "--dir", dir + "/" + kCaDir,
                                                         "--trust", dir + "/" + kTrustDir}));
+  if (credentials_from_kms(*ext.egress, h.rc.egress_credentials_dir)) {
+    // The KMS the door asks: the KMS sidecar's when the policy has secrets (provisioned before
+    // this one, with the rules' credentials), else one for the door alone, its hooks before
+    // the door's so that it serves when the door starts.
+    if (!ext.secrets)
+      TRYC("policy " + ext.policy_id + ": egress credentials",
+           kms::provision_kms(nullptr, h.rc,
+                              kms::KmsHost{h.state_root, h.id, "", lifecycle::ca_dir(h.rc, h.state_root),
+                                           kms::credential_grants(*ext.egress)},
+                              c));
+    // The door's own leaf for the KMS (role egress): the KMS releases credentials to it only.
+    const std::string tls = dir + "/" + kKmsTlsDir;
+    if (::mkdir(tls.c_str(), 0700) < 0) return sys_error("mkdir " + tls);
+    TRYVC("egress door: its KMS leaf",
+          edges::issue_into(TRY(sealed_exe::sibling("sharness-edge")), lifecycle::ca_dir(h.rc, h.state_root),
+                            identity::LeafRequest{"egress", h.id}, tls, 0, 0));
+    const std::string mnt = dir + "/" + kKmsSocketDir;
+    if (::mkdir(mnt.c_str(), 0755) < 0) return sys_error("mkdir " + mnt);
+  }
   TRYV(write_file_atomic(dir + "/" + kConfigFile, door_config_json(*ext.egress, h.id, site_of(h.rc)), 0644));
   apply_egress_host(dh, c);
   return {};

@@ -26,6 +26,7 @@
 #include "egress/ca.hpp"
 #include "egress/commands.hpp"
 #include "egress/plan.hpp"
+#include "kms/host/plan.hpp"
 #include "runtime/lifecycle/ephemeral_uid.hpp"
 #include "runtime/lifecycle/runtime_config.hpp"
 #include "runtime/linux/capabilities.hpp"
@@ -46,6 +47,7 @@ struct Up {
   const edges::Opts& o;
   edges::ContainerState st;
   std::string dir;  // <root>/<id>/egress
+  std::string kms_socket_dir;  // the KMS's socket dir when the door asks it for credentials, else ""
   Fd init_pidfd, host_net, cont_net, listener, log, err, exe;
   uint32_t uid = 0;  // the door's
   edges::Saved saved;
@@ -85,12 +87,23 @@ Result<void> claim_uid(Up& u) {
   return {};
 }
 
-// The CA's directory and key given to the door's uid (it reads them as that uid).
-Result<void> give_ca(const Up& u) {
-  Fd ca = TRY(open_file(u.dir + "/" + kCaDir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-  for (const char* f : {kCaCertFile, kCaKeyFile})
-    if (::fchownat(ca.get(), f, u.uid, u.uid, AT_SYMLINK_NOFOLLOW) < 0) return sys_error("chown " + u.dir + "/ca/" + f);
-  if (::fchown(ca.get(), u.uid, u.uid) < 0) return sys_error("chown " + u.dir + "/ca");
+Result<void> give(const std::string& path, std::initializer_list<const char*> files, uint32_t uid) {
+  Fd d = TRY(open_file(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+  for (const char* f : files)
+    if (::fchownat(d.get(), f, uid, uid, AT_SYMLINK_NOFOLLOW) < 0) return sys_error("chown " + path + "/" + f);
+  if (::fchown(d.get(), uid, uid) < 0) return sys_error("chown " + path);
+  return {};
+}
+
+// The CA's directory and key given to the door's uid (it reads them as that uid), and its KMS
+// leaf when it has one (provisioned when it asks the KMS for credentials).
+Result<void> give_ca(Up& u) {
+  TRYV(give(u.dir + "/" + kCaDir, {kCaCertFile, kCaKeyFile}, u.uid));
+  struct stat st {};
+  if (::lstat((u.dir + "/" + kKmsTlsDir).c_str(), &st) == 0) {
+    TRYV(give(u.dir + "/" + kKmsTlsDir, {"ca.pem", "cert.pem", "key.pem"}, u.uid));
+    u.kms_socket_dir = kms::kms_socket_dir(u.o.root, u.st.id);
+  }
   return {};
 }
 
@@ -123,6 +136,10 @@ Result<void> open_files(Up& u) {
   step(null >= 0 && ::dup2(null, 0) == 0 && ::dup2(null, 1) == 1, "stdin and stdout to /dev/null");
   step(::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) == 0, "make / a slave");
   step(::mount(u.dir.c_str(), kDoorDirInDoor, nullptr, MS_BIND, nullptr) == 0, "bind its directory");
+  // The KMS's socket dir, for the credentials: the state dir above it is root's alone (0700).
+  const std::string kms_mnt = std::string(kDoorDirInDoor) + "/" + kKmsSocketDir;
+  step(u.kms_socket_dir.empty() || ::mount(u.kms_socket_dir.c_str(), kms_mnt.c_str(), nullptr, MS_BIND, nullptr) == 0,
+       "bind the KMS's socket dir");
   step(::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0, "mount its procfs");
   struct mount_attr ro {};
   ro.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;

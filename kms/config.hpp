@@ -10,14 +10,21 @@
 
 namespace sh::kms {
 
+// The role of a container's egress door (sharness-egress): the only caller credentials go to.
+inline constexpr const char* kDoorRole = "egress";
+
 struct Config {
   std::string name;          // instance name (the container id): cgroup, state dir, log lines
   std::string vault, kek;    // sealed vault and its key-encryption key (host paths, root only)
   std::string socket;        // the listening UNIX socket the gate binds
   tls::Files tls;             // the KMS's own certificate, its key and the CA
-  std::string caller_role;   // the only role a client may have ("app")
-  std::string caller_id;     // if set, the only id (the container's): spiffe://.../role/<role>/<id>
-  Allowlist allow;           // vaults, hosts, operations, max TTL
+  std::string caller_role;   // the workload's role ("app"); "": the workload is no caller
+  std::string caller_id;     // if set, the only id (the container's) of either caller: spiffe://.../role/<role>/<id>
+  Allowlist allow;           // vaults, hosts, operations, max TTL (the workload's derive requests)
+  bool workload_may_ask = false;  // the workload's own derive requests are refused unless set
+  std::vector<CredentialGrant> credentials;  // what the door (role kDoorRole) may ask for
+  // Who may complete the handshake: the workload's role if set, the door's if it has credentials.
+  std::vector<std::string> caller_roles() const;
   std::string log;           // log file, opened before the sandbox (default: stderr)
   std::string state_root = "/run/sharness-kms";  // <root>/<name>/ holds the pid file; uid claims
   std::string cgroup_parent = "/sharness-kms";   // cgroups <parent>/<name>/{gate,worker}

@@ -204,10 +204,12 @@ Result<Key> x25519_public(std::span<const uint8_t> priv) {
 }
 
 Result<Sealed> seal(std::span<const uint8_t> secret, std::span<const uint8_t> recipient_pub, std::string_view aad) {
-  TRYV(check_len(secret, kKeyLen, "sealed secret"));
+  if (secret.empty() || secret.size() > kMaxSecretLen)
+    return fail("sealed secret: " + std::to_string(secret.size()) + " bytes, expected 1.." + std::to_string(kMaxSecretLen));
   X25519Pair eph = TRY(x25519_generate());  // one per response: never reused
   Sealed s;
   s.epk = eph.pub;
+  s.ct.resize(secret.size());
   ScrubbedKey k;
   TRYV(seal_key(eph.priv.k, recipient_pub, eph.pub, recipient_pub, k.k));
   TRYV(random_bytes(s.nonce));
@@ -218,6 +220,8 @@ Result<Sealed> seal(std::span<const uint8_t> secret, std::span<const uint8_t> re
 
 Result<void> open(const Sealed& s, std::span<const uint8_t> recipient_priv, std::string_view aad,
                   std::span<uint8_t> out) {
+  if (out.size() != s.ct.size())
+    return fail("sealed secret: " + std::to_string(s.ct.size()) + " bytes, expected " + std::to_string(out.size()));
   Key mine = TRY(x25519_public(recipient_priv));
   ScrubbedKey k;
   TRYV(seal_key(recipient_priv, s.epk, s.epk, mine, k.k));

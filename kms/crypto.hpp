@@ -64,16 +64,20 @@ Result<X25519Pair> x25519_generate();
 // The public key of a raw private key.
 Result<Key> x25519_public(std::span<const uint8_t> priv);
 
-// A derived key sealed to a caller's one-time public key.
+// The longest secret a response carries: a derived key is 32 bytes, a static credential (an API
+// token) at most this (its hex must fit a response of kMaxMessage).
+inline constexpr size_t kMaxSecretLen = 256;
+
+// A derived key or a credential sealed to a caller's one-time public key.
 struct Sealed {
   Key epk{};                                  // the KMS's ephemeral public key
   std::array<uint8_t, kNonceLen> nonce{};
-  std::array<uint8_t, kKeyLen> ct{};
+  Bytes ct;                                   // as long as the secret
   std::array<uint8_t, kTagLen> tag{};
 };
-// Seal `secret` (32 bytes) to `recipient_pub`, binding `aad` (the request and its expiry).
+// Seal `secret` (1..kMaxSecretLen bytes) to `recipient_pub`, binding `aad` (the request and its expiry).
 Result<Sealed> seal(std::span<const uint8_t> secret, std::span<const uint8_t> recipient_pub, std::string_view aad);
-// Open with the one-time private key; fails ("authentication failed") for any other key,
+// Open with the one-time private key into `out` (exactly as long as the ciphertext); fails ("authentication failed") for any other key,
 // another aad, or a modified message.
 Result<void> open(const Sealed& s, std::span<const uint8_t> recipient_priv, std::string_view aad,
                   std::span<uint8_t> out);

@@ -12,6 +12,7 @@
 
 #include "kms/kms_log.hpp"
 #include "kms/protocol.hpp"
+#include "spec-mapping/names.hpp"
 
 namespace sh::kms {
 namespace {
@@ -40,7 +41,11 @@ void handle(Gate& g, int fd, uint64_t n) {
     req.append(buf, static_cast<size_t>(r));
     if (req.size() > kMaxMessage) return log("request longer than " + std::to_string(kMaxMessage) + " bytes, dropped");
   }
-  auto fw = forward(g, req);
+  // The worker decides what each caller may ask; it learns who asks from the certificate the
+  // handshake verified, never from the request.
+  auto who = naming::parse_spiffe_uri(tls::peer_uri(ssl->get()));
+  if (!who) return log("no role in the verified certificate: " + who.error().what());
+  auto fw = forward(g, who->role + "\n" + req);
   if (!fw) return log(fw.error().what());
   if (fw->response.empty()) return log("no answer from the worker");
   log("served; thaw " + ms(fw->thaw_ms) + " ms, freeze " + ms(fw->freeze_ms) + " ms");
@@ -76,7 +81,11 @@ Result<Forwarded> forward(Gate& g, std::string_view req) {
 }
 
 int serve(Gate& g) {
-  log_line(g.log_fd, g.cfg.name, "gate", "listening on " + g.cfg.socket + " for role \"" + g.cfg.caller_role + "\"");
+  log_line(g.log_fd, g.cfg.name, "gate", "listening on " + g.cfg.socket + " for role(s) " + [&] {
+    std::string r;
+    for (const auto& x : g.cfg.caller_roles()) r += (r.empty() ? "\"" : ", \"") + x + "\"";
+    return r;
+  }());
   for (uint64_t n = 1;;) {
     struct pollfd p[3] = {{g.listen_fd, POLLIN, 0}, {g.sig_fd, POLLIN, 0}, {g.chan, POLLIN, 0}};
     if (::poll(p, 3, -1) < 0) {

@@ -89,7 +89,14 @@ Result<void> check_name(std::string_view field, std::string_view v) {
   return {};
 }
 
+Result<void> check_host_pattern(std::string_view field, std::string_view v) {
+  return check_name(field, v.starts_with("*.") ? v.substr(2) : v);
+}
+
 std::string format_request(const Request& r) {
+  if (r.kind == Kind::credential)
+    return std::string(kVersionLine) + " credential\nvault=" + r.vault + "\nhost=" + r.host + "\npub=" + to_hex(r.pub) +
+           "\n\n";
   return std::string(kVersionLine) + " derive\nvault=" + r.vault + "\nhost=" + r.host + "\nop=" + r.op +
          "\nttl=" + std::to_string(r.ttl) + "\npub=" + to_hex(r.pub) + "\n\n";
 }
@@ -97,8 +104,20 @@ std::string format_request(const Request& r) {
 Result<Request> parse_request(std::string_view text) {
   std::string verb;
   auto f = TRY(fields(text, "request", kVersionLine, {"vault", "host", "op", "ttl", "pub"}, &verb));
-  if (verb != "derive") return fail("request: unknown operation \"" + verb + "\" (only \"derive\")");
   Request r;
+  if (verb == "credential") {
+    // Only these three: a derive field here is an error, as an unknown one is.
+    for (auto k : {"op", "ttl"})
+      if (f.contains(k)) return fail("request: field \"" + std::string(k) + "\" not in a credential request");
+    r.kind = Kind::credential;
+    r.vault = TRY(need(f, "request", "vault"));
+    r.host = TRY(need(f, "request", "host"));
+    TRYVC("request", check_name("vault", r.vault));
+    TRYVC("request", check_host_pattern("host", r.host));
+    TRYV(hex_into("request", "pub", TRY(need(f, "request", "pub")), r.pub));
+    return r;
+  }
+  if (verb != "derive") return fail("request: unknown operation \"" + verb + "\" (\"derive\" or \"credential\")");
   r.vault = TRY(need(f, "request", "vault"));
   r.host = TRY(need(f, "request", "host"));
   r.op = TRY(need(f, "request", "op"));
@@ -130,23 +149,37 @@ Result<Response> parse_response(std::string_view text) {
   r.expires = TRY(number("response", "expires", TRY(need(f, "response", "expires"))));
   TRYV(hex_into("response", "epk", TRY(need(f, "response", "epk")), r.sealed.epk));
   TRYV(hex_into("response", "nonce", TRY(need(f, "response", "nonce")), r.sealed.nonce));
-  TRYV(hex_into("response", "ct", TRY(need(f, "response", "ct")), r.sealed.ct));
+  std::string ct = TRY(need(f, "response", "ct"));
+  if (ct.empty() || ct.size() % 2 || ct.size() / 2 > kMaxSecretLen)
+    return fail("response: field \"ct\": 1.." + std::to_string(kMaxSecretLen) + " bytes of hex");
+  r.sealed.ct = TRY(from_hex(ct, ct.size() / 2, "response: field \"ct\""));
   TRYV(hex_into("response", "tag", TRY(need(f, "response", "tag")), r.sealed.tag));
   return r;
 }
 
 std::string response_aad(const Request& r, uint64_t expires) {
+  if (r.kind == Kind::credential)  // never the AAD of a derive request: a reply opens for its kind only
+    return std::string(kVersionLine) + " credential|" + r.vault + "|" + r.host + "|" + std::to_string(expires) + "|" +
+           to_hex(r.pub);
   return std::string(kVersionLine) + "|" + r.vault + "|" + r.host + "|" + r.op + "|" + std::to_string(r.ttl) + "|" +
          std::to_string(expires) + "|" + to_hex(r.pub);
 }
 
 Result<void> check(const Allowlist& a, const Request& r) {
+  if (r.kind != Kind::derive) return fail("not a derive request");
   if (!contains(a.vaults, r.vault)) return fail("vault \"" + r.vault + "\" is not allowed");
   if (!contains(a.hosts, r.host)) return fail("host \"" + r.host + "\" is not allowed");
   if (!contains(a.ops, r.op)) return fail("operation \"" + r.op + "\" is not allowed");
   if (r.ttl > a.max_ttl)
     return fail("ttl " + std::to_string(r.ttl) + "s is more than the allowed " + std::to_string(a.max_ttl) + "s");
   return {};
+}
+
+Result<void> check_credential(const std::vector<CredentialGrant>& grants, const Request& r) {
+  if (r.kind != Kind::credential) return fail("not a credential request");
+  for (const auto& g : grants)
+    if (g.vault == r.vault && g.host == r.host) return {};
+  return fail("credential \"" + r.vault + "\" is not tied to host \"" + r.host + "\" by an egress rule");
 }
 
 }  // namespace sh::kms

@@ -28,6 +28,7 @@ class SecretMem {
 
   std::span<uint8_t> bytes() { return {base_, size_}; }
   std::span<uint8_t> slot(size_t i, size_t len) { return {base_ + i * len, len}; }
+  std::span<uint8_t> at(size_t offset, size_t len) { return {base_ + offset, len}; }
   bool weak() const { return weak_; }
   // "memfd_secret (N pages at 0x...)" or "WEAKER: mlocked anonymous memory (...)".
   std::string describe() const;

@@ -16,6 +16,23 @@ namespace {
 constexpr std::string_view kVaultHead = "sharness-vault/1";
 
 std::string entry_aad(std::string_view id) { return std::string(kVaultHead) + "|" + std::string(id); }
+std::string credential_aad(std::string_view id) { return std::string(kVaultHead) + "|credential|" + std::string(id); }
+
+Result<void> check_credential_value(std::span<const uint8_t> v) {
+  if (v.empty() || v.size() > kMaxSecretLen)
+    return fail(std::to_string(v.size()) + " bytes, expected 1.." + std::to_string(kMaxSecretLen));
+  for (uint8_t c : v)
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return fail("a control character (it goes into a header as it is)");
+  return {};
+}
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> parts;
+  for (size_t sp; (sp = line.find(' ')) != std::string_view::npos; line.remove_prefix(sp + 1))
+    parts.push_back(line.substr(0, sp));
+  parts.push_back(line);
+  return parts;
+}
 
 std::span<const uint8_t> bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
@@ -82,10 +99,25 @@ Result<VaultEntry> seal_entry(std::span<const uint8_t> kek, std::string_view id,
   return e;
 }
 
-std::string format_vault(std::string_view kid, const std::vector<VaultEntry>& entries) {
+Result<CredentialEntry> seal_credential(std::span<const uint8_t> kek, std::string_view id,
+                                        std::span<const uint8_t> value) {
+  TRYVC("credential id", check_name("credential", id));
+  TRYVC("credential \"" + std::string(id) + "\"", check_credential_value(value));
+  CredentialEntry e;
+  e.id = std::string(id);
+  e.ct.resize(value.size());
+  TRYV(random_bytes(e.nonce));
+  TRYV(aes_gcm_encrypt(kek, e.nonce, bytes(credential_aad(id)), value, e.ct, e.tag));
+  return e;
+}
+
+std::string format_vault(std::string_view kid, const std::vector<VaultEntry>& entries,
+                         const std::vector<CredentialEntry>& credentials) {
   std::string s = std::string(kVaultHead) + "\nkek=" + std::string(kid) + "\n";
   for (const auto& e : entries)
     s += "vault=" + e.id + " " + to_hex(e.nonce) + " " + to_hex(e.ct) + " " + to_hex(e.tag) + "\n";
+  for (const auto& e : credentials)
+    s += "credential=" + e.id + " " + to_hex(e.nonce) + " " + to_hex(e.ct) + " " + to_hex(e.tag) + "\n";
   return s;
 }
 
@@ -104,18 +136,31 @@ Result<Vault> parse_vault(std::string_view text) {
       head = true;
     } else if (line.starts_with("kek=")) {
       v.kek_id = std::string(line.substr(4));
-    } else if (line.starts_with("vault=")) {
-      line.remove_prefix(6);
-      std::vector<std::string_view> parts;
-      for (size_t sp; (sp = line.find(' ')) != std::string_view::npos; line.remove_prefix(sp + 1))
-        parts.push_back(line.substr(0, sp));
-      parts.push_back(line);
-      if (parts.size() != 4) return fail(where + ": expected \"vault=<id> <nonce> <ciphertext> <tag>\"");
-      VaultEntry e;
-      e.id = std::string(parts[0]);
-      TRYVC(where, check_name("vault", e.id));
+    } else if (line.starts_with("vault=") || line.starts_with("credential=")) {
+      const bool cred = line.starts_with("credential=");
+      line.remove_prefix(cred ? 11 : 6);
+      auto parts = words(line);
+      if (parts.size() != 4)
+        return fail(where + ": expected \"" + (cred ? "credential" : "vault") + "=<id> <nonce> <ciphertext> <tag>\"");
+      std::string id(parts[0]);
+      TRYVC(where, check_name(cred ? "credential" : "vault", id));
       for (const auto& o : v.entries)
-        if (o.id == e.id) return fail(where + ": vault \"" + e.id + "\" given twice");
+        if (o.id == id) return fail(where + ": \"" + id + "\" given twice");
+      for (const auto& o : v.credentials)
+        if (o.id == id) return fail(where + ": \"" + id + "\" given twice");
+      if (cred) {
+        CredentialEntry e;
+        e.id = std::move(id);
+        if (parts[2].empty() || parts[2].size() % 2 || parts[2].size() / 2 > kMaxSecretLen)
+          return fail(where + ": ciphertext: 1.." + std::to_string(kMaxSecretLen) + " bytes of hex");
+        TRYV(hex_into(parts[1], e.nonce, where + ": nonce"));
+        e.ct = TRY(from_hex(parts[2], parts[2].size() / 2, where + ": ciphertext"));
+        TRYV(hex_into(parts[3], e.tag, where + ": tag"));
+        v.credentials.push_back(std::move(e));
+        continue;
+      }
+      VaultEntry e;
+      e.id = std::move(id);
       TRYV(hex_into(parts[1], e.nonce, where + ": nonce"));
       TRYV(hex_into(parts[2], e.ct, where + ": ciphertext"));
       TRYV(hex_into(parts[3], e.tag, where + ": tag"));
@@ -131,6 +176,12 @@ Result<Vault> parse_vault(std::string_view text) {
 
 Result<void> open_entry(std::span<const uint8_t> kek, const VaultEntry& e, std::span<uint8_t> out) {
   TRYVC("vault \"" + e.id + "\"", aes_gcm_decrypt(kek, e.nonce, bytes(entry_aad(e.id)), e.ct, e.tag, out));
+  return {};
+}
+
+Result<void> open_credential(std::span<const uint8_t> kek, const CredentialEntry& e, std::span<uint8_t> out) {
+  if (out.size() != e.ct.size()) return fail("credential \"" + e.id + "\": output is not as long as the ciphertext");
+  TRYVC("credential \"" + e.id + "\"", aes_gcm_decrypt(kek, e.nonce, bytes(credential_aad(e.id)), e.ct, e.tag, out));
   return {};
 }
 

@@ -4,9 +4,12 @@
 //   sharness-vault/1
 //   kek=<first 8 bytes of SHA-256(KEK), hex>
 //   vault=<id> <nonce hex> <ciphertext hex> <tag hex>
+//   credential=<id> <nonce hex> <ciphertext hex, 1..256 bytes> <tag hex>
 //   ...
 //
-// The AAD of each entry is "sharness-vault/1|<id>", so entries cannot be swapped between ids.
+// The AAD of each master key is "sharness-vault/1|<id>", of each credential (a static API token
+// the egress door injects) "sharness-vault/1|credential|<id>": entries cannot be swapped between
+// ids, nor a credential passed off as a master key. One id names one entry of either kind.
 #pragma once
 #include <string>
 #include <string_view>
@@ -34,13 +37,27 @@ Result<std::string> kek_id(std::span<const uint8_t> kek);
 
 // Encrypt one master key under the KEK.
 Result<VaultEntry> seal_entry(std::span<const uint8_t> kek, std::string_view id, std::span<const uint8_t> master);
-std::string format_vault(std::string_view kek_id, const std::vector<VaultEntry>& entries);
+struct CredentialEntry {
+  std::string id;
+  std::array<uint8_t, kNonceLen> nonce{};
+  Bytes ct;  // as long as the credential: 1..kMaxSecretLen
+  std::array<uint8_t, kTagLen> tag{};
+};
+// Encrypt one credential under the KEK; refuses an empty one, one longer than kMaxSecretLen, and
+// one holding a control character (it goes into a header as it is).
+Result<CredentialEntry> seal_credential(std::span<const uint8_t> kek, std::string_view id, std::span<const uint8_t> value);
+
+std::string format_vault(std::string_view kek_id, const std::vector<VaultEntry>& entries,
+                         const std::vector<CredentialEntry>& credentials = {});
 struct Vault {
   std::string kek_id;
   std::vector<VaultEntry> entries;
+  std::vector<CredentialEntry> credentials;
 };
 Result<Vault> parse_vault(std::string_view text);
 // Decrypt an entry straight into `out` (the KMS passes secret memory).
 Result<void> open_entry(std::span<const uint8_t> kek, const VaultEntry& e, std::span<uint8_t> out);
+// The same for a credential; `out` is exactly e.ct.size() bytes.
+Result<void> open_credential(std::span<const uint8_t> kek, const CredentialEntry& e, std::span<uint8_t> out);
 
 }  // namespace sh::kms

@@ -14,7 +14,8 @@
 namespace sh::kms {
 namespace {
 
-std::string respond(const Config& c, Keyring& k, std::string_view text, uint64_t now, std::string* log, bool warm);
+std::string respond(const Config& c, Keyring& k, std::string_view caller, std::string_view text, uint64_t now,
+                    std::string* log, bool warm);
 
 // The worker's whole syscall surface once sandboxed: read a request, write a response,
 // allocate, get randomness and the time. No open, no socket, no exec, no fork.
@@ -35,7 +36,8 @@ Result<Keyring> setup(const Config& c, int chan, int log_fd, uid_t uid) {
   TRYVC("worker", sandbox::empty_root());
   TRYVC("worker", sandbox::harden(8));
   // Warm up every algorithm once, so OpenSSL's lazy loading happens before the seccomp filter.
-  std::string warm = respond(c, k, format_request(Request{"-", "-", "-", 1, TRY(x25519_generate()).pub}), 1, nullptr, true);
+  std::string warm =
+      respond(c, k, "", format_request(Request{Kind::derive, "-", "-", "-", 1, TRY(x25519_generate()).pub}), 1, nullptr, true);
   scrub(warm.data(), warm.size());
   TRYVC("worker", derive(k.scratch(), "warm", "up", "x", k.scratch()));
   scrub(k.scratch().data(), kKeyLen);
@@ -55,11 +57,23 @@ Result<Keyring> open_keyring(const Config& c) {
   if (TRY(kek_id(kek.k)) != v.kek_id)
     return fail("vault " + c.vault + ": sealed under another key-encryption key than " + c.kek);
   Keyring k;
-  k.mem = TRY(SecretMem::create((v.entries.size() + 1) * kKeyLen, c.allow_weaker_memory));
+  // The credentials the door may ask for, each once (two hosts may share one).
+  std::vector<const CredentialEntry*> creds;
+  for (const auto& g : c.credentials) {
+    auto e = std::ranges::find(v.credentials, g.vault, &CredentialEntry::id);
+    if (e == v.credentials.end()) return fail("vault " + c.vault + ": no credential \"" + g.vault + "\" (an egress rule names it)");
+    if (std::ranges::find(creds, &*e) == creds.end()) creds.push_back(&*e);
+  }
+  k.mem = TRY(SecretMem::create((v.entries.size() + 1) * kKeyLen + creds.size() * kMaxSecretLen, c.allow_weaker_memory));
   for (const auto& e : v.entries) {
     // Decrypted straight into the secret pages: no other copy of a master key.
     TRYVC("vault " + c.vault, open_entry(kek.k, e, k.master(k.ids.size())));
     k.ids.push_back(e.id);
+  }
+  for (const auto* e : creds) {
+    TRYVC("vault " + c.vault, open_credential(kek.k, *e, k.credential(k.cred_ids.size(), e->ct.size())));
+    k.cred_ids.push_back(e->id);
+    k.cred_lens.push_back(e->ct.size());
   }
   for (const auto& want : c.allow.vaults)
     if (std::find(k.ids.begin(), k.ids.end(), want) == k.ids.end())
@@ -69,10 +83,25 @@ Result<Keyring> open_keyring(const Config& c) {
 
 namespace {
 
+// Who may ask what (docs/kms.md "Callers"): the door credentials, the workload derived keys
+// only when the policy said workloadMayAsk.
+Result<void> admit(const Config& c, std::string_view caller, const Request& r) {
+  if (caller == kDoorRole) {
+    if (r.kind != Kind::credential) return fail("the egress door asks for credentials only");
+    return check_credential(c.credentials, r);
+  }
+  if (caller.empty() || caller != c.caller_role) return fail("caller role \"" + std::string(caller) + "\" is not served");
+  if (r.kind != Kind::derive) return fail("a credential goes to the egress door only, not to role \"" + std::string(caller) + "\"");
+  if (!c.workload_may_ask)
+    return fail("the workload may not ask this KMS (its policy's secrets.workloadMayAsk is false): it answers the egress door only");
+  return check(c.allow, r);
+}
+
 // The one path every request takes. `warm` (only the warm-up before the sandbox, on a made-up
 // request) skips the allowlists and the vault lookup but runs every algorithm; it is a
 // separate flag, never a clock value, so no reading of the clock can select it.
-std::string respond(const Config& c, Keyring& k, std::string_view text, uint64_t now, std::string* log, bool warm) {
+std::string respond(const Config& c, Keyring& k, std::string_view caller, std::string_view text, uint64_t now,
+                    std::string* log, bool warm) {
   Response resp;
   auto refuse = [&](std::string why) {
     if (log) *log = "refused: " + why;
@@ -82,7 +111,19 @@ std::string respond(const Config& c, Keyring& k, std::string_view text, uint64_t
   auto req = parse_request(text);
   if (!req) return refuse(req.error().what());
   if (!warm)
-    if (auto ok = check(c.allow, *req); !ok) return refuse(ok.error().what());
+    if (auto ok = admit(c, caller, *req); !ok) return refuse(ok.error().what());
+  if (req->kind == Kind::credential) {
+    auto it = std::find(k.cred_ids.begin(), k.cred_ids.end(), req->vault);
+    if (it == k.cred_ids.end()) return refuse("credential \"" + req->vault + "\" is not in the sealed vault");
+    size_t i = static_cast<size_t>(it - k.cred_ids.begin());
+    resp.expires = now;  // released at: bound into the seal
+    auto sealed = seal(k.credential(i, k.cred_lens[i]), req->pub, response_aad(*req, resp.expires));
+    if (!sealed) return refuse("seal failed");
+    resp.ok = true;
+    resp.sealed = std::move(*sealed);
+    if (log) *log = "released credential " + req->vault + " for host=" + req->host + " to the egress door";
+    return format_response(resp);
+  }
   size_t slot = 0;
   auto it = std::find(k.ids.begin(), k.ids.end(), req->vault);
   if (it != k.ids.end()) slot = static_cast<size_t>(it - k.ids.begin());
@@ -95,7 +136,7 @@ std::string respond(const Config& c, Keyring& k, std::string_view text, uint64_t
   scrub(derived.data(), derived.size());
   if (!sealed) return refuse("seal failed");
   resp.ok = true;
-  resp.sealed = *sealed;
+  resp.sealed = std::move(*sealed);
   if (log) *log = "derived for vault=" + req->vault + " host=" + req->host + " op=" + req->op + " ttl=" + std::to_string(req->ttl);
   return format_response(resp);
 }
@@ -108,7 +149,8 @@ std::optional<int64_t> wall_clock_seconds(int (*clock)(clockid_t, struct timespe
   return int64_t(ts.tv_sec);
 }
 
-std::string answer(const Config& c, Keyring& k, std::string_view text, std::optional<int64_t> now, std::string* log) {
+std::string answer(const Config& c, Keyring& k, std::string_view caller, std::string_view text,
+                   std::optional<int64_t> now, std::string* log) {
   if (!now || *now <= 0) {
     // Fail closed: without the time neither the allowlists' TTL nor the expiry mean anything.
     if (log) *log = "refused: the clock could not be read";
@@ -116,7 +158,7 @@ std::string answer(const Config& c, Keyring& k, std::string_view text, std::opti
     resp.reason = "the KMS clock could not be read";
     return format_response(resp);
   }
-  return respond(c, k, text, uint64_t(*now), log, false);
+  return respond(c, k, caller, text, uint64_t(*now), log, false);
 }
 
 void worker_main(const Config& c, int chan, int log_fd, uid_t uid) {
@@ -126,12 +168,16 @@ void worker_main(const Config& c, int chan, int log_fd, uid_t uid) {
     ::_exit(1);
   }
   if (!send_msg(chan, "ready")) ::_exit(1);
-  char buf[kMaxMessage + 1];
+  char buf[kMaxMessage + 64];  // a request and the caller's role line
   for (uint64_t n = 1;; ++n) {
     ssize_t got = ::read(chan, buf, sizeof buf);
     if (got <= 0) ::_exit(0);  // the gate closed the channel: stop
+    // The gate's message: the caller's verified role, a newline, the request.
+    std::string_view msg(buf, static_cast<size_t>(got));
+    size_t nl = msg.find('\n');
+    std::string_view caller = nl == std::string_view::npos ? std::string_view() : msg.substr(0, nl);
     std::string what;
-    std::string out = answer(c, *k, std::string_view(buf, static_cast<size_t>(got)), wall_clock_seconds(), &what);
+    std::string out = answer(c, *k, caller, nl == std::string_view::npos ? msg : msg.substr(nl + 1), wall_clock_seconds(), &what);
     scrub(buf, sizeof buf);
     log_line(log_fd, c.name, "worker", "request " + std::to_string(n) + " " + what);
     if (!send_msg(chan, out)) ::_exit(1);

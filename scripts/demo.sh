@@ -80,7 +80,7 @@ if [ "$(basename "$RUNTIME")" = sharness-runtime ]; then
   HELLO=(hello)
   if command -v jq >/dev/null 2>&1; then
     jq '.id = "harsh-kms" | .role = "app"
-        | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
+        | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600, workloadMayAsk: true}' \
       "$HERE/../policies/harsh.json" >"$TMP/harsh-kms.json"
     HELLO=(hello --policy "$TMP/harsh-kms.json")
   fi

@@ -19,6 +19,9 @@ Result<void> strict(const json::Value& v, std::initializer_list<std::string_view
 Result<std::string> role_at(const json::Value& v) {
   std::string r = TRY(v.as_string());
   TRYC(v.path(), naming::validate_role(r));
+  // The egress door's leaf carries role "egress" and the container's id: a workload with that
+  // role would pass for its own door at the KMS and be handed the door's credentials.
+  if (r == "egress") return fail(v.path() + ": \"egress\" is the egress door's role, reserved");
   return r;
 }
 

@@ -224,6 +224,7 @@ struct Checker {
           if (auto more = extra(*cl, *fl); !more.empty()) add(name, list(more), list(*fl));
         if (cs.ttl > fs.ttl) add("secrets.ttl", std::to_string(cs.ttl) + " s", std::to_string(fs.ttl) + " s");
         if (cs.allow_weaker_memory && !fs.allow_weaker_memory) add("secrets.allowWeakerMemory", "true", "false");
+        if (cs.workload_may_ask && !fs.workload_may_ask) add("secrets.workloadMayAsk", "true", "false");
       }
     }
     if (c.egress) egress(f && f->egress ? &*f->egress : nullptr, *c.egress, add_ok.egress);

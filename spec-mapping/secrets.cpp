@@ -45,25 +45,28 @@ std::string joined(const std::vector<std::string>& v) {
 
 Result<SecretsPolicy> parse_secrets(const json::Value& v) {
   TRYV(v.expect_object());
-  TRYV(v.only_keys({"vaults", "hosts", "operations", "ttl", "allowWeakerMemory"}));
+  TRYV(v.only_keys({"vaults", "hosts", "operations", "ttl", "allowWeakerMemory", "workloadMayAsk"}));
   SecretsPolicy s;
   s.vaults = TRY(name_list(v, "vaults"));
   s.hosts = TRY(name_list(v, "hosts"));
   s.operations = TRY(name_list(v, "operations"));
   s.ttl = static_cast<uint64_t>(TRY(TRY(v.need("ttl")).as_int_in(1, 30 * 24 * 3600)));
   TRYV(v.opt("allowWeakerMemory", s.allow_weaker_memory));
+  TRYV(v.opt("workloadMayAsk", s.workload_may_ask));
   return s;
 }
 
 SecretsPolicy intersect_secrets(const SecretsPolicy& a, const SecretsPolicy& b) {
   return {common(a.vaults, b.vaults), common(a.hosts, b.hosts), common(a.operations, b.operations),
-          std::min(a.ttl, b.ttl), a.allow_weaker_memory && b.allow_weaker_memory};
+          std::min(a.ttl, b.ttl), a.allow_weaker_memory && b.allow_weaker_memory,
+          a.workload_may_ask && b.workload_may_ask};
 }
 
 void write_secrets(json::Writer& w, const SecretsPolicy& s) {
   w.begin_object().kv("vaults", s.vaults).kv("hosts", s.hosts).kv("operations", s.operations);
   w.key("ttl").uinteger(s.ttl);
   if (s.allow_weaker_memory) w.kv("allowWeakerMemory", true);  // absent: false (and the policy hash unchanged)
+  if (s.workload_may_ask) w.kv("workloadMayAsk", true);
   w.end_object();
 }
 
@@ -73,7 +76,10 @@ std::string describe_secrets(const SecretsPolicy& s) {
                                              "mlocked anonymous memory root can read"
                                            : "; refuses to start where the kernel lacks it") +
          "): vaults " + joined(s.vaults) + ", hosts " + joined(s.hosts) + ", operations " + joined(s.operations) +
-         ", ttl <= " + std::to_string(s.ttl) + " s; the master keys never enter the container";
+         ", ttl <= " + std::to_string(s.ttl) + " s, " +
+         (s.workload_may_ask ? "asked by the workload itself (workloadMayAsk)"
+                             : "asked only by the egress door (the workload's own requests refused: no workloadMayAsk)") +
+         "; the master keys never enter the container";
 }
 
 }  // namespace sh::policy

@@ -3,7 +3,7 @@
 // container's hooks, mounts and KMS config.
 //
 //   "secrets": {"vaults": [...], "hosts": [...], "operations": [...], "ttl": seconds,
-//               "allowWeakerMemory": false}
+//               "allowWeakerMemory": false, "workloadMayAsk": false}
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,12 +21,16 @@ struct SecretsPolicy {
   // Where the kernel lacks memfd_secret: run with mlocked, MADV_DONTDUMP, MADV_WIPEONFORK
   // anonymous memory (root can read it via /proc/<pid>/mem) instead of refusing to start.
   bool allow_weaker_memory = false;
+  // May the workload itself ask the KMS for derived keys? By default the KMS answers only the
+  // container's egress door (the credentials its rules inject), so a policy says so explicitly.
+  bool workload_may_ask = false;
   bool operator==(const SecretsPolicy&) const = default;
 };
 // Strict: unknown keys, empty lists, names outside [A-Za-z0-9._:-] and ttl outside 1..30 days
 // are errors naming the JSON path.
 Result<SecretsPolicy> parse_secrets(const json::Value& v);
-// Policies only tighten: lists intersected, the smaller ttl, the weaker mode only if both allow it.
+// Policies only tighten: lists intersected, the smaller ttl, the weaker mode and the workload's
+// own asking only if both allow them (false wins).
 SecretsPolicy intersect_secrets(const SecretsPolicy& a, const SecretsPolicy& b);
 // The section as an object (the policy writer and the config's "sharness" block).
 void write_secrets(json::Writer& w, const SecretsPolicy& s);

@@ -31,6 +31,8 @@ constexpr const char* kUsage =
     "                           [--ttl SECONDS] [--server-role ROLE] [--hold SECONDS]\n"
     "                           [--save-response FILE] [--save-key FILE]\n"
     "       sharness-kms-client --open-response FILE [--key-file FILE] --vault ID --host HOST --op OP [--ttl S]\n"
+    "       sharness-kms-client --socket PATH --ca FILE --cert FILE --key FILE --credential ID --host HOST\n"
+    "                           (the egress door's request: the KMS answers it to the door's leaf only)\n"
     "prints the derived key (hex). Exit: 0 ok, 1 error, 2 refused by policy, 3 TLS refused, 4 cannot open.\n";
 
 struct Failure {
@@ -90,7 +92,36 @@ std::expected<std::string, Failure> talk_to_kms(const std::map<std::string, std:
   return resp;
 }
 
+// A credential request, as the egress door makes it; prints the credential.
+int run_credential(std::map<std::string, std::string>& a) {
+  for (auto k : {"socket", "ca", "cert", "key", "host"})
+    if (!a.count(k)) return report({1, std::string("--") + k + " is required\n" + kUsage});
+  Request req;
+  req.kind = Kind::credential;
+  req.vault = a["credential"];
+  req.host = a["host"];
+  if (auto c = check_name("credential", req.vault); !c) return report({1, c.error().what()});
+  if (auto c = check_host_pattern("host", req.host); !c) return report({1, c.error().what()});
+  auto pair = x25519_generate();
+  if (!pair) return report({1, pair.error().what()});
+  req.pub = pair->pub;
+  auto resp = talk_to_kms(a, format_request(req));
+  if (!resp) return report(resp.error());
+  auto parsed = parse_response(*resp);
+  if (!parsed) return report({1, parsed.error().what()});
+  if (!parsed->ok) return report({2, "refused: " + parsed->reason});
+  std::string out(parsed->sealed.ct.size(), '\0');
+  if (auto o = open(parsed->sealed, pair->priv.k, response_aad(req, parsed->expires),
+                    {reinterpret_cast<uint8_t*>(out.data()), out.size()});
+      !o)
+    return report({4, "open the response: " + o.error().what()});
+  std::printf("%s\n", out.c_str());
+  scrub(out.data(), out.size());
+  return 0;
+}
+
 int run(std::map<std::string, std::string>& a) {
+  if (a.count("credential")) return run_credential(a);
   for (auto k : {"vault", "host", "op"})
     if (!a.count(k)) return report({1, std::string("--") + k + " is required\n" + kUsage});
   Request req;
@@ -169,7 +200,7 @@ int main(int argc, char** argv) {
     }
   }
   static const char* known[] = {"socket", "ca", "cert", "key", "vault", "host", "op", "ttl", "server-role",
-                                "hold", "save-response", "save-key", "open-response", "key-file"};
+                                "hold", "save-response", "save-key", "open-response", "key-file", "credential"};
   for (auto& [k, v] : a)
     if (std::find(std::begin(known), std::end(known), k) == std::end(known))
       return report({1, "unknown option --" + k + "\n" + kUsage});

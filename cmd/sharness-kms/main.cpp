@@ -3,7 +3,7 @@
 //   sharness-kms start --config FILE   set up gate + worker, return once they serve
 //   sharness-kms stop  --config FILE   stop them, remove cgroups, socket, uid claims
 //   sharness-kms status --config FILE  what runs (JSON); exit 3 when it does not
-//   sharness-kms seal --kek F --out V ID[=KEYFILE]...   make a vault (cmd/sharness-kms/seal_cli.cpp)
+//   sharness-kms seal --kek F --out V [--credential ID=FILE]... ID[=KEYFILE]...   make a vault (seal_cli.cpp)
 // start forks a daemon (the gate), which clones the worker into new namespaces. The parent
 // returns 0 only after both reported ready, or prints the first error and returns 1.
 #include <fcntl.h>
@@ -138,7 +138,7 @@ Result<int> run_gate(const Config& c, Fd& listen_fd, int ready, uint32_t gate_ui
 
   OPENSSL_init_ssl(0, nullptr);
   tls::Ctx ctx = TRY(tls::make_ctx(true, c.tls));
-  const tls::Peer caller{{c.caller_role}, c.caller_id, {}};  // a KMS serves its own container only
+  const tls::Peer caller{c.caller_roles(), c.caller_id, {}};  // a KMS serves its own container only
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is a logged error, not the gate's end
   sigset_t ss;
   sigemptyset(&ss);
@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
   }
   if (argc < 2 || (std::strcmp(argv[1], "start") != 0 && std::strcmp(argv[1], "stop") != 0 &&
                    std::strcmp(argv[1], "status") != 0)) {
-    std::fprintf(stderr, "usage: sharness-kms start|stop|status --config FILE | seal --kek F --out V ID[=KEYFILE]...\n");
+    std::fprintf(stderr, "usage: sharness-kms start|stop|status --config FILE | seal --kek F --out V [--credential ID=FILE]... ID[=KEYFILE]...\n");
     return 1;
   }
   auto c = config_arg(argc, argv);

@@ -1,8 +1,10 @@
 // `sharness-kms seal` (also as `sharness-runtime kms seal`, which runs this): make a sealed vault
 // for sharness-kms (docs/kms.md "Vault").
-//   seal --kek FILE --out VAULT ID[=KEYFILE]...
+//   seal --kek FILE --out VAULT [--credential ID=FILE]... ID[=KEYFILE]...
 // A missing KEK file is created (32 random bytes, root-only 0400). Each ID gets the 32-byte
 // master key in KEYFILE (raw, or 64 hex digits), or a fresh random one that no one ever sees.
+// Each --credential ID gets the static credential in FILE (an API token the egress door injects:
+// its bytes, one trailing newline dropped, at most 256).
 #include "cmd/sharness-kms/seal_cli.hpp"
 
 #include <sys/stat.h>
@@ -37,7 +39,7 @@ Result<void> read_master(const std::string& path, ScrubbedKey& out) {
 
 Result<int> seal(const cli::Parsed& p) {
   if (!p.has("kek") || !p.has("out")) return fail(std::string("kms seal: --kek and --out are required (usage: ") + kSealUsage + ")");
-  if (p.positional.empty()) return fail(std::string("kms seal: name at least one vault id (usage: ") + kSealUsage + ")");
+  if (p.positional.empty() && !p.has("credential")) return fail(std::string("kms seal: name at least one vault id (usage: ") + kSealUsage + ")");
   const std::string kek_path = p.get("kek");
   struct stat st{};
   if (::lstat(kek_path.c_str(), &st) != 0) {
@@ -60,17 +62,32 @@ Result<int> seal(const cli::Parsed& p) {
       if (e.id == id) return fail("kms seal: vault id \"" + id + "\" given twice");
     entries.push_back(TRYC("kms seal: vault \"" + id + "\"", seal_entry(kek.k, id, master.k)));
   }
-  std::string text = format_vault(TRY(kek_id(kek.k)), entries);
+  std::vector<CredentialEntry> credentials;
+  for (const auto& arg : p.all("credential")) {
+    size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) return fail("kms seal: --credential " + arg + ": expected ID=FILE");
+    std::string id = arg.substr(0, eq), file = arg.substr(eq + 1);
+    for (const auto& e : entries)
+      if (e.id == id) return fail("kms seal: \"" + id + "\" given twice");
+    for (const auto& e : credentials)
+      if (e.id == id) return fail("kms seal: \"" + id + "\" given twice");
+    std::string v = TRYC("kms seal: credential \"" + id + "\"", read_file(file, 64 * 1024));
+    if (v.ends_with('\n')) v.pop_back();
+    auto e = seal_credential(kek.k, id, {reinterpret_cast<const uint8_t*>(v.data()), v.size()});
+    scrub(v.data(), v.size());
+    credentials.push_back(TRYC("kms seal", std::move(e)));
+  }
+  std::string text = format_vault(TRY(kek_id(kek.k)), entries, credentials);
   TRYVC("kms seal", write_file_atomic(p.get("out"), text, 0600));
-  std::printf("sealed %zu vault(s) into %s under key-encryption key %s\n", entries.size(), p.get("out").c_str(),
-              kek_path.c_str());
+  std::printf("sealed %zu vault(s) and %zu credential(s) into %s under key-encryption key %s\n", entries.size(),
+              credentials.size(), p.get("out").c_str(), kek_path.c_str());
   return 0;
 }
 
 }  // namespace
 
 Result<int> seal_command(const std::vector<std::string>& args, size_t from) {
-  return seal(TRY(cli::parse({{{"kek"}, true}, {{"out", "o"}, true}}, args, from)));
+  return seal(TRY(cli::parse({{{"kek"}, true}, {{"out", "o"}, true}, {{"credential"}, true, true}}, args, from)));
 }
 
 }  // namespace sh::kms

@@ -1,4 +1,4 @@
-// `sharness-kms seal --kek FILE --out VAULT ID[=KEYFILE]...` (see seal_cli.cpp).
+// `sharness-kms seal --kek FILE --out VAULT [--credential ID=FILE]... ID[=KEYFILE]...` (see seal_cli.cpp).
 #pragma once
 #include <string>
 #include <vector>
@@ -7,7 +7,7 @@
 
 namespace sh::kms {
 
-inline constexpr const char* kSealUsage = "kms seal --kek FILE --out VAULT ID[=KEYFILE]...";
+inline constexpr const char* kSealUsage = "kms seal --kek FILE --out VAULT [--credential ID=FILE]... ID[=KEYFILE]...";
 
 // args[from..]: the flags and vault ids after "seal".
 Result<int> seal_command(const std::vector<std::string>& args, size_t from);

@@ -692,9 +692,14 @@ std::string kms_section(const policy::Policy& p, const policy::HostProbe& host) 
     return out;
   };
   std::string out = "KMS: a sharness-kms sidecar per container (policy " + p.id + " \"secrets\")\n";
-  out += "  the workload may ask for: keys derived (HKDF-SHA256) for vaults [" + list(s.vaults) + "], hosts [" +
-         list(s.hosts) + "], operations [" + list(s.operations) + "], each for at most " + std::to_string(s.ttl) +
-         " s, sealed to its one-time X25519 key, over mTLS as role " + p.mesh.role.value_or("(none)") + "\n";
+  const std::string keys = "keys derived (HKDF-SHA256) for vaults [" + list(s.vaults) + "], hosts [" + list(s.hosts) +
+                           "], operations [" + list(s.operations) + "], each for at most " + std::to_string(s.ttl) +
+                           " s, sealed to its one-time X25519 key, over mTLS as role " + p.mesh.role.value_or("(none)");
+  if (s.workload_may_ask)
+    out += "  the workload may ask for: " + keys + " (secrets.workloadMayAsk)\n";
+  else
+    out += "  the workload may ask for nothing itself (secrets.workloadMayAsk is false): the KMS answers only the "
+           "container's egress door; with workloadMayAsk it could ask for " + keys + "\n";
   out += "  the master keys are elsewhere: never in the container; in the KMS worker, which runs under its own "
          "throwaway uid (2000065536+), in empty network, pid, mount and ipc namespaces, no capabilities, "
          "not dumpable, its cgroup frozen between calls\n";

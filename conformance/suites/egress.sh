@@ -258,10 +258,13 @@ case_special_addresses_refused() {
   assert_line "$OUT" '^http://203.0.113.11/c4-literal -> 000 200 rc=0' "control: the literal a rule lists"
 }
 
-case_credential_injected_never_held() {
+# credential_injected_never_held RUNTIME_CONFIG ID_PREFIX: the workload sends the placeholder (and
+# nothing), the door puts the credential in, the upstream sees it; inside, the environment, the
+# files and the responses never hold it. Where the door gets it from is the runtime config's.
+credential_injected_never_held() {
   known_fail runc crun
   mark_upstream
-  local b id
+  local b id rc=$1 prefix=$2
   b=$(workload c "$CURL"'
     echo "token=$GITHUB_TOKEN"
     echo "check: $(curl -sS --max-time 10 -H "Authorization: Bearer $GITHUB_TOKEN" https://api.test/check)"
@@ -292,8 +295,8 @@ for top in ["/etc", "/run", "/tmp", "/mnt", "/root", "/home", "/var", "/usr/loca
                 print("found in", p)
 print("searched %d files" % n)
 PY
-  under "$(policy eg "$RULES")" "$(runtime_config rc)"
-  id=$(newid cred)
+  under "$(policy eg "$RULES")" "$rc"
+  id=$(newid "$prefix")
   run_in "$b" "$id"
   assert_run_ok "the workload" || return 1
   assert_line "$OUT" '^token=sharness:github$' "the placeholder in the environment"
@@ -308,6 +311,24 @@ PY
   # control: it did reach the upstream, as the real value
   assert_ne "" "$(upstream "GET /check host=api.test auth=Bearer $SECRET\$")" "control: the credential at the upstream"
   assert_ne "" "$(upstream "GET /echo host=api.test auth=Bearer $SECRET\$")" "control: the echoed header held it upstream"
+}
+
+# From a credentialsDir the operator names.
+case_credential_injected_never_held() { credential_injected_never_held "$(runtime_config rc)" cred; }
+
+# From the KMS (no credentialsDir): the vault holds the credential sealed (kms seal --credential), a
+# KMS sidecar starts for the policy's egress credentials alone (the policy has no secrets section:
+# nothing of the KMS enters the container), and the door asks it with its own leaf at start.
+case_credential_from_the_kms() {
+  known_fail runc crun
+  local k=$CASEDIR/kms
+  mkdir -p "$k"
+  "$RUNTIME" kms seal --kek "$k/kek" --out "$k/vault" --credential github="$W/creds/github" >/dev/null 2>"$k/seal.err" ||
+    { fail "kms seal --credential: $(<"$k/seal.err")"; return 1; }
+  assert_not_contains "$(<"$k/vault")" "$SECRET" "the vault holds the credential sealed"
+  credential_injected_never_held "$(runtime_config rc-kms 'del(.egress.credentialsDir) | .caDir = "'"$k/ca"'"
+    | .kms = {vault: "'"$k/vault"'", kek: "'"$k/kek"'", cgroupParent: "/'"$CGPARENT"'/kms"}')" credkms || return 1
+  assert_eq null "$(jq .egress.credentialsDir "$CASEDIR/rc-kms.json")" "the runtime config names no credentialsDir"
 }
 
 case_placeholder_to_another_host_refused() {
@@ -510,6 +531,7 @@ tcase "an unlisted host is refused before a byte reaches it (control: it is reac
 tcase "fronting: SNI or Host naming another host than CONNECT is refused" case_fronting_refused
 tcase "private and metadata resolutions and an unlisted literal are refused (control: allowAddresses, a rule)" case_special_addresses_refused
 tcase "the credential reaches the upstream; the container's env, files and responses never hold it" case_credential_injected_never_held
+tcase "the same with the credential from the KMS (door-only KMS, door's own leaf): upstream has it, the container never" case_credential_from_the_kms
 tcase "the placeholder sent to another host is refused" case_placeholder_to_another_host_refused
 tcase "budgets: requests, bytes and rate cut off at their limits" case_budgets_cut_off
 tcase "untrusted upstream certificate and wrong host name refused (control: trusted, right name)" case_upstream_certificate_checked

@@ -29,6 +29,7 @@ echo "$MASTER_DB" >"$K/db.master"
 echo "$MASTER_WEB" >"$K/web.master"
 "$SHARNESS_KMS_SEAL" kms seal --kek "$K/kek" --out "$K/vault" db="$K/db.master" web="$K/web.master" >/dev/null 2>&1 ||
   { echo "kms seal failed" >&2; exit 1; }
+cp "$K/db.master" "$K/db.master.copy"  # for the credential case's second vault (the same db key)
 rm -f "$K/db.master" "$K/web.master"  # from here on the master keys exist only in the vault (and in this shell)
 KMS_CG=$CGPARENT/kms
 
@@ -60,7 +61,8 @@ kms_bundle() {
 {"name": "$id", "vault": "$K/vault", "kek": "$K/kek", "socket": "$KSOCK/kms.sock",
  "tls": {"ca": "$K/pki/ca.pem", "cert": "$K/pki/kms.pem", "key": "$K/pki/kms.key"},
  "callerRole": "app", "callerId": "app", "log": "$KLOG", "stateRoot": "$KSTATE", "cgroupParent": "/$KMS_CG",
- "allow": {"vaults": ["db"], "hosts": ["db.internal", "cache.internal"], "operations": ["read"], "maxTtl": 600}}
+ "allow": {"vaults": ["db"], "hosts": ["db.internal", "cache.internal"], "operations": ["read"], "maxTtl": 600},
+ "workloadMayAsk": true}
 JSON
   cfg "$B" '.hooks.createRuntime += [{"path": $kms, "args": ["sharness-kms", "start", "--config", $c]}]
           | .hooks.poststop += [{"path": $kms, "args": ["sharness-kms", "stop", "--config", $c]}]
@@ -386,13 +388,15 @@ case_bad_kek_refused() {
 # identity), the workload asks through SHARNESS_KMS_SOCKET, and delete leaves nothing of it.
 # Only our runtime reads policies (runc/crun: no --policy).
 # under_secrets_policy: later rt calls of this case run with a policy whose secrets section
-# allows vault db, host db.internal, op read, and a runtime config naming the suite's vault.
+# allows vault db, host db.internal, op read, the workload asking itself (workloadMayAsk), and a
+# runtime config naming the suite's vault.
 # An optional JQ_FILTER argument edits the policy (e.g. '.secrets.allowWeakerMemory = true').
 under_secrets_policy() {
   local pol rc
   pol=$CASEDIR/kms-app.json
   jq -n '{id: "kms-app", version: 1, role: "app",
-          secrets: {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}}' | jq "${1:-.}" >"$pol"
+          secrets: {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600, workloadMayAsk: true}}' |
+    jq "${1:-.}" >"$pol"
   SECRETS_POLICY=$pol
   rc=$CASEDIR/runtime.json
   jq -n --arg ca "$CASEDIR/ca" --arg v "$K/vault" --arg k "$K/kek" --arg cg "/$KMS_CG" \
@@ -445,6 +449,87 @@ case_policy_secrets() {
   assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
   st=$(awk '/^State:/ {print $2}' "/proc/$gate/status" 2>/dev/null || true)
   [ -z "$st" ] || [ "$st" = Z ] || fail "KMS gate $gate still alive after delete (state $st)"
+  assert_no_kms_state "$id" "after delete"
+}
+
+# secrets.workloadMayAsk (docs/kms.md "Callers"): by default the KMS answers only the egress
+# door, so the workload's own derive request is refused, naming the key; the control is the same
+# workload, same request, under the same policy with workloadMayAsk: true: it gets its key.
+case_workload_may_ask() {
+  known_fail runc crun
+  local id ask='sharness-kms-client --socket "$SHARNESS_KMS_SOCKET" --ca /etc/kms/ca.pem \
+      --cert /etc/kms/cert.pem --key /etc/kms/key.pem --vault db --op read --host db.internal; echo "rc $?"'
+  local base=("${RT_EXTRA[@]}")
+  under_secrets_policy 'del(.secrets.workloadMayAsk)'
+  id=$(newid kw)
+  new_bundle b sh -c "$ask" >/dev/null
+  run_in "$B" "$id"
+  assert_eq "rc 2" "$OUT" "the workload's derive without workloadMayAsk: refused by the KMS (exit 2)"
+  assert_contains "$ERR" "secrets.workloadMayAsk is false" "the refusal names the key"
+  assert_not_contains "$OUT" "$(expected_key "$MASTER_DB" db db.internal read)" "no key handed out"
+  # control: the same, with the policy saying so
+  RT_EXTRA=("${base[@]}")
+  under_secrets_policy '.secrets.workloadMayAsk = true'
+  id=$(newid kw)
+  new_bundle b sh -c "$ask" >/dev/null
+  run_in "$B" "$id"
+  assert_eq "$(expected_key "$MASTER_DB" db db.internal read) rc 0" "$(tr '\n' ' ' <<<"$OUT" | sed 's/ $//')" \
+    "control: with workloadMayAsk the workload gets its derived key: $ERR"
+}
+
+# A credential (an API token the egress door injects) is released to the container's door only:
+# the workload asking with its own leaf is refused, from inside and from the host; the control is
+# the same request with the door's leaf (role egress, issued at create), which gets the token.
+# A policy with secrets and an egress rule that carries the credential; the vault holds it.
+case_credential_only_to_the_door() {
+  known_fail runc crun
+  local id pol rc token vault ask
+  token=tok-$(openssl rand -hex 16)
+  printf '%s\n' "$token" >"$CASEDIR/github.token"
+  vault=$CASEDIR/vault-cred
+  "$SHARNESS_KMS_SEAL" kms seal --kek "$K/kek" --out "$vault" --credential github="$CASEDIR/github.token" \
+    db="$K/db.master.copy" >/dev/null 2>"$CASEDIR/seal.err" || { fail "kms seal --credential: $(<"$CASEDIR/seal.err")"; return 1; }
+  rm -f "$CASEDIR/github.token"
+  assert_not_contains "$(<"$vault")" "$token" "the vault holds the token sealed"
+  pol=$CASEDIR/kms-egress.json
+  jq -n '{id: "kms-egress", version: 1, role: "app",
+          secrets: {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600, workloadMayAsk: true},
+          egress: {rules: [{host: "api.test", credential: {vault: "github", inject: "bearer", env: "GITHUB_TOKEN"}}]}}' >"$pol"
+  rc=$CASEDIR/runtime.json
+  jq -n --arg ca "$CASEDIR/ca" --arg v "$vault" --arg k "$K/kek" --arg cg "/$KMS_CG" \
+    '{caDir: $ca, kms: {vault: $v, kek: $k, cgroupParent: $cg}}' >"$rc"
+  RT_EXTRA=("${RT_EXTRA[@]}" --policy "$pol" --config "$rc")
+  id=$(newid kc)
+  ask='sharness-kms-client --socket "$SHARNESS_KMS_SOCKET" --ca /etc/kms/ca.pem --cert /etc/kms/cert.pem \
+      --key /etc/kms/key.pem --credential github --host api.test; echo "rc $?"; echo "env $GITHUB_TOKEN"; sleep 60'
+  new_bundle b sh -c "$ask" >/dev/null
+  must_create "$B" "$id"
+  grep -q '"msg":"door serving' "$STATE/$id/egress/door.log" ||
+    fail "control: the door fetched its credential from the KMS and serves: $(cat "$STATE/$id/egress/door.err" 2>/dev/null)"
+  must_start "$id"
+  for _ in $(seq 100); do grep -q '^env ' "$CASEDIR/$id.out" 2>/dev/null && break; sleep 0.1; done
+  assert_line "$(<"$CASEDIR/$id.out")" '^rc 2$' "the workload's credential request (its own leaf): refused by the KMS"
+  assert_contains "$(<"$CASEDIR/$id.err")" "a credential goes to the egress door only" "the refusal says why"
+  assert_line "$(<"$CASEDIR/$id.out")" '^env sharness:github$' "the workload sees the placeholder"
+  assert_not_contains "$(<"$CASEDIR/$id.out")" "$token" "the token inside the container"
+  # From the host, the workload's leaf again (refused), and the door's (the control: released).
+  local sock=$STATE/$id/kms/kms.sock/kms.sock idir door=$STATE/$id/egress/kms-tls
+  idir=$STATE/$id/identity  # the container's own leaf (bound at /etc/kms)
+  _run_cmd "$SHARNESS_KMS_CLIENT" --socket "$sock" --ca "$idir/ca.pem" --cert "$idir/cert.pem" --key "$idir/key.pem" \
+    --credential github --host api.test
+  assert_eq 2 "$CMD_RC" "the workload's leaf from the host: refused ($CMD_OUT)"
+  assert_not_contains "$CMD_OUT" "$token" "no token to the workload's leaf"
+  _run_cmd "$SHARNESS_KMS_CLIENT" --socket "$sock" --ca "$door/ca.pem" --cert "$door/cert.pem" --key "$door/key.pem" \
+    --credential github --host api.test
+  assert_eq "0 $token" "$CMD_RC $CMD_OUT" "control: the door's leaf gets the token"
+  # The door's leaf, another host than the rule ties: refused.
+  _run_cmd "$SHARNESS_KMS_CLIENT" --socket "$sock" --ca "$door/ca.pem" --cert "$door/cert.pem" --key "$door/key.pem" \
+    --credential github --host evil.test
+  assert_eq 2 "$CMD_RC" "the door's leaf for a host no rule ties to the credential: refused ($CMD_OUT)"
+  _run_cmd rt kill "$id" KILL
+  wait_status "$id" stopped
+  _run_cmd rt delete "$id"
+  assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
   assert_no_kms_state "$id" "after delete"
 }
 
@@ -596,7 +681,7 @@ case_policy_apply_then_run() {
       --cert /etc/kms/cert.pem --key /etc/kms/key.pem --vault db --op read --host db.internal' >/dev/null
   _run_cmd "$RUNTIME" policy apply --policy "$SECRETS_POLICY" --bundle "$B"
   assert_eq 0 "$CMD_RC" "policy apply: $CMD_OUT"
-  assert_eq '{"vaults":["db"],"hosts":["db.internal"],"operations":["read"],"ttl":600}' \
+  assert_eq '{"vaults":["db"],"hosts":["db.internal"],"operations":["read"],"ttl":600,"workloadMayAsk":true}' \
     "$(jq -c .sharness.secrets "$B/config.json")" "apply: the block's secrets"
   assert_contains "$(jq -r '.process.env[]' "$B/config.json")" "SHARNESS_KMS_SOCKET=/run/kms/kms.sock" "apply: env"
   assert_not_contains "$(<"$B/config.json")" "$K/vault" "apply: no vault path in config.json"
@@ -638,7 +723,7 @@ case_hello_shows_the_kms() {
   known_fail runc crun
   local pol
   pol=$CASEDIR/harsh-kms.json
-  jq '.id = "harsh-kms" | .role = "app" | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600}' \
+  jq '.id = "harsh-kms" | .role = "app" | .secrets = {vaults: ["db"], hosts: ["db.internal"], operations: ["read"], ttl: 600, workloadMayAsk: true}' \
     "$(installed_policies)/harsh.json" >"$pol"
   _run_cmd env TMPDIR="$CASEDIR" "$RUNTIME" hello --policy "$pol"
   assert_eq 0 "$CMD_RC" "hello under harsh-kms: $CMD_OUT"
@@ -663,6 +748,8 @@ tcase "root cannot read the KMS's secret pages via /proc/pid/mem; the KMS is not
 tcase "the KMS cgroup is frozen between requests" case_frozen_between_requests
 tcase "the KMS runs as other uids, no caps, only lo, own pid ns, and is gone after delete" case_isolation_and_gone_after_delete
 tcase "a policy's secrets section places the KMS: derived key inside, other host refused, gone after delete" case_policy_secrets
+tcase "without secrets.workloadMayAsk the workload's derive is refused (control: with it, its key)" case_workload_may_ask
+tcase "a credential goes to the door's leaf only: the workload's leaf is refused (control: the door's gets it)" case_credential_only_to_the_door
 tcase "a create that fails after the KMS started stops it (poststop), nothing left" case_failed_create_stops_the_kms
 tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
 tcase "policy map shows the KMS hooks; policy apply then run (no --policy) places the KMS" case_policy_apply_then_run

@@ -10,6 +10,7 @@
 
 #include "base/error.hpp"
 #include "oci/config.hpp"
+#include "spec-mapping/egress.hpp"
 #include "spec-mapping/extension.hpp"
 #include "spec-mapping/secrets.hpp"
 
@@ -27,7 +28,13 @@ struct KmsSite {
   // Where this container's KMS config, socket dir and log go; empty: beside state_root
   // (<state_root>/<id>.json, .sock, .log). Uid claims and pid files stay under state_root.
   std::string instance_dir;
+  // The (vault, host) pairs the container's egress door may ask credentials for: the egress
+  // rules' (credential_grants). Empty: the door asks nothing of this KMS.
+  std::vector<std::pair<std::string, std::string>> credentials;
 };
+
+// The (credential vault, rule host) pairs of the rules that carry a credential, sorted, unique.
+std::vector<std::pair<std::string, std::string>> credential_grants(const policy::EgressPolicy& e);
 
 // Where things go inside the container (the socket dir: policy::kKmsSocketDirInContainer).
 inline constexpr const char* kKmsCertDirInContainer = "/etc/kms";
@@ -43,8 +50,14 @@ struct KmsPlan {
 // and SHARNESS_KMS_SOCKET in the process environment.
 // `symbolic`: for `policy map`, whose id and state root are placeholders ("<container id>"):
 // the id and path checks are skipped (create always checks).
-Result<KmsPlan> plan_kms(const policy::SecretsPolicy& s, const KmsSite& site, const std::string& id, oci::Config& c,
+// `s` null: a KMS for the door only (a policy whose egress rules carry credentials, without a
+// `secrets` section): nothing of it enters the container.
+Result<KmsPlan> plan_kms(const policy::SecretsPolicy* s, const KmsSite& site, const std::string& id, oci::Config& c,
                          bool symbolic = false);
+inline Result<KmsPlan> plan_kms(const policy::SecretsPolicy& s, const KmsSite& site, const std::string& id,
+                                oci::Config& c, bool symbolic = false) {
+  return plan_kms(&s, site, id, c, symbolic);
+}
 
 struct KmsMapHost {
   std::string state_root;  // --root ("<state root>" in `policy map`)
@@ -53,16 +66,26 @@ struct KmsMapHost {
   std::string role;        // the container's role: the KMS's only caller
   // From the operator's runtime config ("kms": {...}); they go into the KMS's config only.
   std::string vault, kek, cgroup_parent;
+  std::vector<std::pair<std::string, std::string>> credentials;  // KmsSite::credentials
 };
 
 std::string kms_instance_dir(const std::string& state_root, const std::string& id);  // <root>/<id>/kms
 std::string kms_tls_dir(const std::string& state_root, const std::string& id);       // <root>/<id>/kms/tls
+std::string kms_socket_dir(const std::string& state_root, const std::string& id);    // <root>/<id>/kms/kms.sock
 // The KMS site as create makes it: the KMS's certificate in kms_tls_dir, the container's
 // identity dir as the client's certificates, uid claims and pid files under <root>/.kms.
 KmsSite kms_site(const KmsMapHost& h);
 // Add the hooks, mounts and env to `c`; the plan says what create must write before them.
-Result<KmsPlan> apply_kms_host(const policy::SecretsPolicy& s, const KmsMapHost& h, oci::Config& c,
+Result<KmsPlan> apply_kms_host(const policy::SecretsPolicy* s, const KmsMapHost& h, oci::Config& c,
                                bool symbolic = false);
+inline Result<KmsPlan> apply_kms_host(const policy::SecretsPolicy& s, const KmsMapHost& h, oci::Config& c,
+                                      bool symbolic = false) {
+  return apply_kms_host(&s, h, c, symbolic);
+}
+// Does the container get a KMS: a `secrets` section, or egress rules with a credential (the
+// door asks the KMS for it unless the runtime config names a credentialsDir; the egress sidecar
+// provisions that KMS when the policy has no `secrets`)?
+bool kms_wanted(const policy::Extension& ext);
 // What `policy map` shows of the KMS: its hooks, mounts and env, with placeholders.
 Result<void> show_kms(const policy::Extension& ext, oci::Config& c);
 

@@ -26,13 +26,16 @@ Result<std::string> bin_dir() {
   return kms.substr(0, kms.rfind('/'));
 }
 
+// A policy without `secrets` whose egress rules carry credentials gets its KMS from the egress
+// sidecar (egress/provision.cpp), whose refusals (rootless) it shares.
 bool wanted(const policy::Extension& ext) { return ext.secrets.has_value(); }
 
-// A KMS sidecar: its certificate and config, its socket dir, and the hooks that run it.
+// A KMS sidecar: its certificate and config, its socket dir, and the hooks that run it. The
+// door's credentials come from it too unless the operator names a credentialsDir.
 Result<void> provision(const lifecycle::SidecarHost& h, const policy::Extension& ext, oci::Config& c) {
-  TRYC("policy " + ext.policy_id + ": secrets",
-       provision_kms(*ext.secrets, h.rc, KmsHost{h.state_root, h.id, *ext.mesh->role, lifecycle::ca_dir(h.rc, h.state_root)},
-                     c));
+  KmsHost kh{h.state_root, h.id, *ext.mesh->role, lifecycle::ca_dir(h.rc, h.state_root), {}};
+  if (ext.egress && h.rc.egress_credentials_dir.empty()) kh.credentials = credential_grants(*ext.egress);
+  TRYC("policy " + ext.policy_id + ": secrets", provision_kms(&*ext.secrets, h.rc, kh, c));
   return {};
 }
 
@@ -48,9 +51,9 @@ const lifecycle::Sidecar sidecar{
     .show = show_kms,
 };
 
-Result<void> provision_kms(const policy::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
+Result<void> provision_kms(const policy::SecretsPolicy* s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
                            oci::Config& c) {
-  KmsMapHost mh{h.state_root, h.id, TRY(bin_dir()), h.role, rc.kms_vault, rc.kms_kek, rc.kms_cgroup_parent};
+  KmsMapHost mh{h.state_root, h.id, TRY(bin_dir()), h.role, rc.kms_vault, rc.kms_kek, rc.kms_cgroup_parent, h.credentials};
   auto plan = TRY(apply_kms_host(s, mh, c));  // checks before anything is made
   const std::string dir = kms_instance_dir(h.state_root, h.id), tls = kms_tls_dir(h.state_root, h.id);
   TRYV(make_dir(dir, 0700));

@@ -18,7 +18,8 @@
 
 namespace sh::kms {
 
-// The KMS beside every container whose policy has `secrets`.
+// The KMS beside every container whose policy has `secrets`, or egress rules with credentials the
+// door asks it for (kms_wanted; not when the runtime config names an egress credentialsDir).
 extern const lifecycle::Sidecar sidecar;
 
 struct KmsHost {
@@ -26,12 +27,13 @@ struct KmsHost {
   std::string id;          // the container id
   std::string role;        // the container's role (its certificate's)
   std::string ca_dir;      // the runtime's CA (ca_dir(rc, root))
+  std::vector<std::pair<std::string, std::string>> credentials;  // the door's (KmsSite::credentials)
 };
 
 // Issue the KMS's certificate, write its config, make its socket dir, and add the hooks,
 // mounts and SHARNESS_KMS_SOCKET to `c` (plan_kms). The container's identity must be
 // provisioned first (its cert.pem/key.pem/ca.pem become the client's).
-Result<void> provision_kms(const policy::SecretsPolicy& s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
+Result<void> provision_kms(const policy::SecretsPolicy* s, const lifecycle::RuntimeConfig& rc, const KmsHost& h,
                            oci::Config& c);
 // Remove <root>/<id>/kms (after the poststop hook stopped the KMS). Idempotent.
 Result<void> unprovision_kms(const std::string& state_root, const std::string& id);

@@ -114,9 +114,9 @@ BOOST_AUTO_TEST_CASE(door_config) {
     std::fputs("value-1\n", f);
     std::fclose(f);
   }
-  BOOST_TEST(*c->credentials->fetch("gh") == "value-1");
-  BOOST_TEST(!c->credentials->fetch("absent").has_value());
-  BOOST_TEST(!c->credentials->fetch("..").has_value());
+  BOOST_TEST(*c->credentials->fetch("gh", "h") == "value-1");
+  BOOST_TEST(!c->credentials->fetch("absent", "h").has_value());
+  BOOST_TEST(!c->credentials->fetch("..", "h").has_value());
   auto bad = [&](const std::string& from, const std::string& to, const char* why) {
     std::string s = ok;
     s.replace(s.find(from), from.size(), to);

@@ -42,10 +42,26 @@ BOOST_AUTO_TEST_CASE(door_config_holds_the_section_and_the_site) {
   BOOST_TEST(*r.need("upstreamTrust")->as_string() == "/t/ca.pem");
   BOOST_TEST(*r.need("hosts")->as_string() == "/t/hosts");
   BOOST_TEST(*r.need("credentials")->need("dir")->as_string() == "/t/creds");
-  // Unset site keys are left out (the door's defaults: the host's trust, DNS, no credentials).
+  // Unset site keys are left out (the door's defaults: the host's trust, DNS); without a
+  // credentialsDir the rule's credential comes from the container's KMS, with the door's leaf.
   std::string bare = door_config_json(github(), "c1", DoorSite{});
-  for (const char* k : {"upstreamTrust", "hosts", "allowAddresses", "credentials"})
+  for (const char* k : {"upstreamTrust", "hosts", "allowAddresses", "\"dir\""})
     BOOST_TEST(bare.find(std::string("\"") + k + "\"") == std::string::npos, k);
+  auto bdoc = json::Document::parse(bare, "door.json");
+  BOOST_REQUIRE(bdoc);
+  auto kms = bdoc->root().need("credentials")->need("kms");
+  BOOST_REQUIRE(kms);
+  BOOST_TEST(*kms->need("socket")->as_string() == "/run/sharness-egress/kms.sock/kms.sock");
+  BOOST_TEST(*kms->need("cert")->as_string() == "/run/sharness-egress/kms-tls/cert.pem");
+  BOOST_TEST(*kms->need("key")->as_string() == "/run/sharness-egress/kms-tls/key.pem");
+  BOOST_TEST(*kms->need("ca")->as_string() == "/run/sharness-egress/kms-tls/ca.pem");
+  BOOST_TEST(credentials_from_kms(github(), ""));
+  BOOST_TEST(!credentials_from_kms(github(), "/t/creds"));
+  // No rule with a credential: no source at all.
+  auto plain = github();
+  for (auto& r : plain.rules) r.credential.reset();
+  BOOST_TEST(!credentials_from_kms(plain, ""));
+  BOOST_TEST(door_config_json(plain, "c1", DoorSite{}).find("\"credentials\"") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(container_gets_the_trust_the_variables_and_the_hooks) {

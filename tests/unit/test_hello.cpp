@@ -371,6 +371,14 @@ BOOST_AUTO_TEST_CASE(kms_section_says_what_can_be_asked_and_where_the_keys_are) 
   BOOST_REQUIRE(weak);
   std::string w = kms_section(*weak, without);
   BOOST_TEST(w.find("secret pages: WEAKER MODE") != std::string::npos, w);
+  // Who asks: the door only, unless the policy says workloadMayAsk.
+  BOOST_TEST(s.find("the workload may ask for nothing itself (secrets.workloadMayAsk is false)") != std::string::npos, s);
+  auto asks = policy::parse_policy(R"({"id": "k", "version": 1, "role": "app",
+    "secrets": {"vaults": ["db"], "hosts": ["h"], "operations": ["read"], "ttl": 6, "workloadMayAsk": true}})");
+  BOOST_REQUIRE(asks);
+  std::string a = kms_section(*asks, with);
+  BOOST_TEST(a.find("the workload may ask for: keys derived") != std::string::npos, a);
+  BOOST_TEST(a.find("(secrets.workloadMayAsk)") != std::string::npos, a);
   auto none = policy::parse_policy(R"({"id": "n", "version": 1})");
   BOOST_REQUIRE(none);
   BOOST_TEST(kms_section(*none, with).rfind("KMS: none (policy n has no \"secrets\"", 0) == 0u, kms_section(*none, with));

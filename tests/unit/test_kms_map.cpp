@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(policy_apply_writes_env_and_block_that_create_reads_back) {
 BOOST_AUTO_TEST_CASE(create_site_and_map_take_one_path) {
   auto p = parse(kPolicy);
   KmsMapHost h{"/run/sharness", "c1", "/usr/local/bin", "app", "/etc/sharness/kms/vault", "/etc/sharness/kms/kek",
-               "/sharness-kms"};
+               "/sharness-kms", {}};
   oci::Config c;
   c.process = oci::Process{};
   c.process->env = {"SHARNESS_KMS_SOCKET=/x"};
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(create_site_and_map_take_one_path) {
   BOOST_TEST(has(plan->config_json, "\"cert\": \"/run/sharness/c1/kms/tls/cert.pem\""), plan->config_json);
   // create checks what map leaves symbolic.
   oci::Config c2;
-  KmsMapHost sym{"<state root>", "<container id>", "<dir>", "app", "v", "k", "/sharness-kms"};
+  KmsMapHost sym{"<state root>", "<container id>", "<dir>", "app", "v", "k", "/sharness-kms", {}};
   BOOST_TEST(!apply_kms_host(*p.secrets, sym, c2).has_value());
   BOOST_TEST(apply_kms_host(*p.secrets, sym, c2, true).has_value());
 }

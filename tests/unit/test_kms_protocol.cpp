@@ -8,7 +8,7 @@ using namespace sh::kms;
 
 namespace {
 Request sample() {
-  Request r{"db", "db.internal:5432", "read", 300, {}};
+  Request r{Kind::derive, "db", "db.internal:5432", "read", 300, {}};
   for (size_t i = 0; i < r.pub.size(); ++i) r.pub[i] = static_cast<uint8_t>(i);
   return r;
 }
@@ -56,6 +56,7 @@ BOOST_AUTO_TEST_CASE(response_round_trip) {
   Response ok;
   ok.ok = true;
   ok.expires = 1700000000;
+  ok.sealed.ct.assign(kKeyLen, 0);
   ok.sealed.ct[0] = 7;
   auto back = parse_response(format_response(ok));
   BOOST_REQUIRE(back);

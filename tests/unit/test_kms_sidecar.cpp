@@ -127,3 +127,57 @@ BOOST_AUTO_TEST_CASE(instance_dir_holds_config_socket_and_log) {
   oci::Config c2;
   BOOST_TEST(!plan_kms(s, k, "c1", c2));
 }
+
+// The egress rules' credentials reach the KMS's config as the door's (vault, host) pairs;
+// workloadMayAsk reaches it as written (false unless the policy says so). A KMS for the door
+// alone (no secrets section) puts nothing into the container: no socket, certificate or client.
+BOOST_AUTO_TEST_CASE(plan_carries_the_doors_credentials_and_workload_may_ask) {
+  auto doc = json::Document::parse(R"({"rules": [
+      {"host": "api.github.com", "credential": {"vault": "github", "inject": "bearer"}},
+      {"host": "api.github.com", "port": 80, "methods": ["GET"], "credential": {"vault": "github", "inject": "bearer"}},
+      {"host": "*.gitlab.com", "credential": {"vault": "gitlab", "inject": "bearer"}}, {"host": "pypi.org"}]})",
+                                   "egress");
+  BOOST_REQUIRE(doc);
+  auto e = parse_egress(doc->root());
+  BOOST_REQUIRE_MESSAGE(e, (e ? "" : e.error().what()));
+  auto grants = credential_grants(*e);
+  BOOST_TEST((grants == std::vector<std::pair<std::string, std::string>>{{"github", "api.github.com"},
+                                                                          {"gitlab", "*.gitlab.com"}}));
+  KmsSite k = site();
+  k.credentials = grants;
+  oci::Config c;
+  c.process = oci::Process{};
+  SecretsPolicy s{{"db"}, {"db.internal"}, {"read"}, 300};
+  auto p = plan_kms(s, k, "c1", c);
+  BOOST_REQUIRE(p);
+  auto cfg = kms::parse_config(p->config_json, p->config_path);
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().what()));
+  BOOST_TEST(!cfg->workload_may_ask);
+  BOOST_TEST((cfg->credentials == std::vector<CredentialGrant>{{"github", "api.github.com"}, {"gitlab", "*.gitlab.com"}}));
+  BOOST_TEST(cfg->caller_roles() == (std::vector<std::string>{"app", "egress"}), boost::test_tools::per_element());
+  s.workload_may_ask = true;
+  oci::Config c2;
+  c2.process = oci::Process{};
+  auto asks = kms::parse_config(plan_kms(s, k, "c1", c2)->config_json, "kms.json");
+  BOOST_REQUIRE(asks);
+  BOOST_TEST(asks->workload_may_ask);
+
+  // The door's alone.
+  oci::Config c3;
+  c3.process = oci::Process{};
+  k.caller_role = "";
+  k.client_binary = k.client_cert_dir = "";
+  auto door = plan_kms(nullptr, k, "c1", c3);
+  BOOST_REQUIRE_MESSAGE(door, (door ? "" : door.error().what()));
+  BOOST_TEST(c3.mounts.empty());
+  BOOST_TEST(c3.process->env.empty());
+  BOOST_TEST(c3.hooks.create_runtime.size() == 1u);
+  auto dcfg = kms::parse_config(door->config_json, "kms.json");
+  BOOST_REQUIRE_MESSAGE(dcfg, (dcfg ? "" : dcfg.error().what()));
+  BOOST_TEST(dcfg->caller_roles() == (std::vector<std::string>{"egress"}), boost::test_tools::per_element());
+  BOOST_TEST(dcfg->allow.vaults.empty());
+  // Nothing to serve: no KMS.
+  k.credentials.clear();
+  oci::Config c4;
+  BOOST_TEST(!plan_kms(nullptr, k, "c1", c4));
+}

@@ -142,3 +142,42 @@ BOOST_AUTO_TEST_CASE(weaker_memory_mode_is_a_policy_key) {
   with.memfd_secret = true;  // with memfd_secret the key changes nothing at run time
   BOOST_TEST(line(explain(weak, with)).note.empty());
 }
+
+// secrets.workloadMayAsk: off unless written (by default the KMS answers only the egress door);
+// a bool; kept by the writer; false wins in composition, in either order; explain says who asks;
+// a client claiming it over a floor without it is looser.
+BOOST_AUTO_TEST_CASE(workload_may_ask_is_explicit_and_false_wins) {
+  auto door_only = parse("d", kFloor);
+  BOOST_TEST(!door_only.secrets->workload_may_ask);
+  auto asks = parse("a", R"({"vaults": ["db"], "hosts": ["a.example"], "operations": ["derive"], "ttl": 60,
+                             "workloadMayAsk": true})");
+  BOOST_TEST(asks.secrets->workload_may_ask);
+  auto e = error_of(R"({"vaults": ["db"], "hosts": ["h"], "operations": ["derive"], "ttl": 60, "workloadMayAsk": "yes"})");
+  BOOST_TEST(e.find("policy.json: secrets.workloadMayAsk") == 0u, e);
+  auto again = parse_policy(policy_to_json(asks));
+  BOOST_REQUIRE(again);
+  BOOST_TEST(again->secrets->workload_may_ask);
+  BOOST_TEST(policy_to_json(door_only).find("workloadMayAsk") == std::string::npos);  // the hash of old policies kept
+  BOOST_TEST(!intersect(door_only, asks).secrets->workload_may_ask);
+  BOOST_TEST(!intersect(asks, door_only).secrets->workload_may_ask);
+  BOOST_TEST(intersect(asks, asks).secrets->workload_may_ask);
+
+  HostProbe with;
+  with.memfd_secret = true;
+  auto mech = [&](const Policy& p) {
+    for (const auto& b : explain(p, with))
+      if (b.mechanism.find("KMS sidecar") != std::string::npos) return b.mechanism;
+    return std::string();
+  };
+  BOOST_TEST(mech(door_only).find("asked only by the egress door") != std::string::npos, mech(door_only));
+  BOOST_TEST(mech(asks).find("asked by the workload itself (workloadMayAsk)") != std::string::npos, mech(asks));
+}
+
+// The egress door's leaf carries role "egress" and the container's id: a policy taking that role
+// would let its workload pass for its own door at the KMS. Refused, naming the path (control: "app").
+BOOST_AUTO_TEST_CASE(role_egress_is_the_doors) {
+  auto p = parse_policy(R"({"id": "x", "version": 1, "role": "egress"})");
+  BOOST_REQUIRE(!p);
+  BOOST_TEST(p.error().what().find("policy.json: role: \"egress\" is the egress door's role") == 0u, p.error().what());
+  BOOST_TEST(parse_policy(R"({"id": "x", "version": 1, "role": "app"})").has_value());
+}
