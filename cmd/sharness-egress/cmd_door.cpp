@@ -15,6 +15,7 @@ int door(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: sharness-egress door --config FILE\n%s", p ? "" : (p.error().what() + "\n").c_str());
     return 2;
   }
+  egress::text_fault_single_pages();
   auto d = egress::open_door(p->get("config"));
   if (!d) {
     std::fprintf(stderr, "sharness-egress door: %s\n", d.error().what().c_str());
@@ -27,6 +28,7 @@ int door(const std::vector<std::string>& args) {
   }
   egress::log_door("info", "door serving container " + (*d)->container + " (" + std::to_string((*d)->policy.rules.size()) +
                                " rules; " + *bound + ")");
+  egress::text_drop_start_pages();
   return egress::serve(**d);
 }
 
