@@ -1,5 +1,6 @@
 // `sharness-egress door --config FILE`: read everything, confine, serve (docs/egress.md, "The
 // door's interface").
+#include <csignal>
 #include <cstdio>
 
 #include "cmd/sharness-egress/commands.hpp"
@@ -15,6 +16,9 @@ int door(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: sharness-egress door --config FILE\n%s", p ? "" : (p.error().what() + "\n").c_str());
     return 2;
   }
+  // A peer gone before the door's last write (a close_notify to an upstream that closed) is an
+  // error on that connection, never a signal that ends every other (OpenSSL writes with write()).
+  ::signal(SIGPIPE, SIG_IGN);
   egress::text_fault_single_pages();
   auto d = egress::open_door(p->get("config"));
   if (!d) {
