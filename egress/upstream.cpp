@@ -10,6 +10,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "egress/trust_store.hpp"
 #include "egress/upstream_sessions.hpp"
 #include "spec-mapping/egress_host.hpp"
 
@@ -29,8 +30,7 @@ void set_no_delay(int fd) {
 Result<tls::Ctx> upstream_ctx(const std::string& trust_pem) {
   tls::Ctx ctx(SSL_CTX_new(TLS_client_method()));
   if (!ctx || !SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION)) return fail("upstream TLS context: " + tls::errors());
-  if (SSL_CTX_load_verify_file(ctx.get(), trust_pem.c_str()) != 1)
-    return fail("upstream trust " + trust_pem + ": " + tls::errors());
+  TRYV(trust_on_demand(ctx.get(), trust_pem));
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
   SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
   static const unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
