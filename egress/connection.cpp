@@ -83,6 +83,14 @@ struct Upstream {
   Authority where;
 };
 
+// A finished upstream connection ends with close_notify: OpenSSL keeps the session it leaves
+// resumable only after a clean end (egress/upstream_sessions.hpp). Cut connections (an error,
+// a refusal mid-request) are just dropped, and their session with them.
+void close_upstream(Upstream& u) {
+  if (u.ssl) (void)SSL_shutdown(u.ssl.get());
+  u = {};
+}
+
 struct Conn {
   Door& d;
   Fd fd;
@@ -126,7 +134,7 @@ std::expected<void, Denial> open_upstream(Conn& c, const Authority& a, const std
   }
   if (!c.up.fd) return std::unexpected(Denial{"upstream-connect", errors});
   if (c.tunnel) {
-    auto ssl = upstream_tls(c.d.upstream.get(), c.up.fd.get(), a.host);
+    auto ssl = upstream_tls(c.d.upstream.get(), c.up.fd.get(), a.host, a.port);
     if (!ssl) {
       c.up = {};
       return std::unexpected(Denial{"upstream-tls", ssl.error().what()});
@@ -318,7 +326,8 @@ bool forward_one(Conn& c, const std::string& head_text) {
     if (wire.empty()) continue;
     if (auto e = send_within(d, *c.client, wire, l.bytes_in, false)) return cut(*e);
   }
-  if (upstream_close || !c.up.s->buf.empty()) c.up = {};
+  if (!c.up.s->buf.empty()) c.up = {};  // bytes past the answer: not a clean end
+  else if (upstream_close) close_upstream(c.up);
   log_request(l);
   return !close_after;
 }
@@ -415,7 +424,7 @@ void serve_connection(Door& d, Fd fd) {
   auto h = parse_request_head(head);
   if (h && h->method == "CONNECT") tunnel(c, *h);
   else if (forward_one(c, head)) requests(c);
-  c.up = {};
+  close_upstream(c.up);  // between requests: what was cut is gone already
   linger_close(c.fd.get());
 }
 

@@ -10,6 +10,8 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "egress/trust_store.hpp"
+#include "egress/upstream_sessions.hpp"
 #include "spec-mapping/egress_host.hpp"
 
 namespace sh::egress {
@@ -28,12 +30,13 @@ void set_no_delay(int fd) {
 Result<tls::Ctx> upstream_ctx(const std::string& trust_pem) {
   tls::Ctx ctx(SSL_CTX_new(TLS_client_method()));
   if (!ctx || !SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION)) return fail("upstream TLS context: " + tls::errors());
-  if (SSL_CTX_load_verify_file(ctx.get(), trust_pem.c_str()) != 1)
-    return fail("upstream trust " + trust_pem + ": " + tls::errors());
+  TRYV(trust_on_demand(ctx.get(), trust_pem));
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
   SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);  // an idle connection holds no 34 KiB of buffers
   static const unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
   if (SSL_CTX_set_alpn_protos(ctx.get(), kHttp11, sizeof kHttp11) != 0) return fail("upstream ALPN: " + tls::errors());
+  if (!keep_upstream_sessions(ctx.get())) return fail("upstream session cache: " + tls::errors());
   return ctx;
 }
 
@@ -60,9 +63,10 @@ Result<Fd> connect_to(const Ip& ip, uint16_t port) {
   return fd;
 }
 
-Result<tls::Ssl> upstream_tls(SSL_CTX* ctx, int fd, const std::string& host) {
+Result<tls::Ssl> upstream_tls(SSL_CTX* ctx, int fd, const std::string& host, uint16_t port) {
   tls::Ssl ssl(SSL_new(ctx));
-  if (!ssl || SSL_set_fd(ssl.get(), fd) != 1) return fail("upstream TLS session: " + tls::errors());
+  if (!ssl || SSL_set_fd(ssl.get(), fd) != 1 || !resume_upstream_session(ssl.get(), host + ":" + std::to_string(port)))
+    return fail("upstream TLS session: " + tls::errors());
   bool addr = policy::is_address(host);
   if (addr ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl.get()), host.c_str()) != 1
            : (SSL_set_tlsext_host_name(ssl.get(), host.c_str()) != 1 || SSL_set1_host(ssl.get(), host.c_str()) != 1))

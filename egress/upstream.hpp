@@ -18,9 +18,10 @@ inline constexpr int kIdleSeconds = 60;  // a silent peer on either side is drop
 // The client context, its trust read now (the door reads no file once confined).
 Result<tls::Ctx> upstream_ctx(const std::string& trust_pem);
 Result<Fd> connect_to(const Ip& ip, uint16_t port);
-// The TLS handshake toward `host` on the connected `fd`: SNI for a name, and the name (or the
-// address) checked in the certificate.
-Result<tls::Ssl> upstream_tls(SSL_CTX* ctx, int fd, const std::string& host);
+// The TLS handshake toward `host`:`port` on the connected `fd`: SNI for a name, and the name (or
+// the address) checked in the certificate; resumed when an earlier connection to the same host
+// and port left a session (egress/upstream_sessions.hpp).
+Result<tls::Ssl> upstream_tls(SSL_CTX* ctx, int fd, const std::string& host, uint16_t port);
 
 // SO_RCVTIMEO and SO_SNDTIMEO.
 void set_idle_timeout(int fd, int seconds);

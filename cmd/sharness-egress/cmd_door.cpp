@@ -1,5 +1,6 @@
 // `sharness-egress door --config FILE`: read everything, confine, serve (docs/egress.md, "The
 // door's interface").
+#include <csignal>
 #include <cstdio>
 
 #include "cmd/sharness-egress/commands.hpp"
@@ -15,6 +16,10 @@ int door(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: sharness-egress door --config FILE\n%s", p ? "" : (p.error().what() + "\n").c_str());
     return 2;
   }
+  // A peer gone before the door's last write (a close_notify to an upstream that closed) is an
+  // error on that connection, never a signal that ends every other (OpenSSL writes with write()).
+  ::signal(SIGPIPE, SIG_IGN);
+  egress::text_fault_single_pages();
   auto d = egress::open_door(p->get("config"));
   if (!d) {
     std::fprintf(stderr, "sharness-egress door: %s\n", d.error().what().c_str());
@@ -27,6 +32,7 @@ int door(const std::vector<std::string>& args) {
   }
   egress::log_door("info", "door serving container " + (*d)->container + " (" + std::to_string((*d)->policy.rules.size()) +
                                " rules; " + *bound + ")");
+  egress::text_drop_start_pages();
   return egress::serve(**d);
 }
 

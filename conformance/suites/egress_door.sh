@@ -452,6 +452,22 @@ case_upstream_certificate_checked() {
   assert_eq 200 "$CODE"
 }
 
+# The door resumes TLS sessions upstream (egress/upstream_sessions.hpp), keyed by host and port:
+# a session made for alias.example.com is never offered for wrong.example.com, although the
+# same server (and ticket key) answers both, so the name check is not skipped.
+case_upstream_session_per_name() {
+  need_door
+  get a https://alias.example.com/ok
+  assert_eq 200 "$CODE"
+  get a https://alias.example.com/ok
+  assert_eq 200 "$CODE"
+  assert_eq resumed "$(tail -n 1 "$W/alias.conn.tls")" "the second connection to the same name resumes"
+  get a https://wrong.example.com/ok
+  assert_eq 502 "$CODE" "a session for alias.example.com offered for wrong.example.com"
+  assert_eq upstream-tls "$(log_field a check)"
+  assert_contains "$(log_field a reason)" "hostname mismatch"
+}
+
 case_fail_closed() {
   need_door
   local c=(/usr/bin/python3 "$TOOLS/egress_client.py" raw "$(port a)") out
@@ -578,6 +594,7 @@ tcase "a placeholder sent anywhere its rule does not cover is refused" case_plac
 tcase "an encoded answer to a credentialed request is refused" case_encoded_answer_to_credentialed_request
 tcase "budgets: requests, bytes and rate cut off" case_budgets
 tcase "upstream certificates: untrusted and wrong-name refused" case_upstream_certificate_checked
+tcase "upstream TLS sessions: resumed for the same name only" case_upstream_session_per_name
 tcase "fail closed: h2, pipelining, big heads, smuggling, upgrades, uninspectable tunnels" case_fail_closed
 tcase "one JSON log line per request" case_log_lines
 tcase "the door runs unprivileged and confined, and refuses root and bad configs" case_door_unprivileged_and_confined

@@ -89,6 +89,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def serve(addr, port, connlog, cert=None, key=None):
     family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    # One context per listener: its session tickets resume on the next connection (CONNLOG.tls
+    # says, per TLS connection, whether it resumed), as a real server's do.
+    ctx = None
+    if cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
 
     class Server(http.server.ThreadingHTTPServer):
         address_family = family
@@ -99,11 +105,11 @@ def serve(addr, port, connlog, cert=None, key=None):
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with open(connlog, "a") as f:
                 f.write("connection from %s\n" % (peer[0],))
-            if cert:
-                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-                ctx.load_cert_chain(cert, key)
+            if ctx:
                 conn.settimeout(10)
                 conn = ctx.wrap_socket(conn, server_side=True)
+                with open(connlog + ".tls", "a") as f:
+                    f.write("resumed\n" if conn.session_reused else "full\n")
             return conn, peer
 
     Server((addr, int(port)), Handler).serve_forever()
