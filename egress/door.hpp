@@ -40,10 +40,6 @@ struct Door {
 Result<std::unique_ptr<Door>> open_door(const std::string& config_path);
 // The harsh bounds, once everything is open; says what binds it, for the log.
 Result<std::string> confine_door(const Door& d);
-// The binary's read-only pages: one page per fault from the start (no fault-around), and those
-// only the start touched dropped once confined (egress/door_resident.cpp).
-void text_fault_single_pages();
-void text_drop_start_pages();
 // Accept until the listener is shut; one thread per connection.
 int serve(Door& d);
 // One client connection, start to end.

@@ -19,7 +19,6 @@ int door(const std::vector<std::string>& args) {
   // A peer gone before the door's last write (a close_notify to an upstream that closed) is an
   // error on that connection, never a signal that ends every other (OpenSSL writes with write()).
   ::signal(SIGPIPE, SIG_IGN);
-  egress::text_fault_single_pages();
   auto d = egress::open_door(p->get("config"));
   if (!d) {
     std::fprintf(stderr, "sharness-egress door: %s\n", d.error().what().c_str());
@@ -32,7 +31,6 @@ int door(const std::vector<std::string>& args) {
   }
   egress::log_door("info", "door serving container " + (*d)->container + " (" + std::to_string((*d)->policy.rules.size()) +
                                " rules; " + *bound + ")");
-  egress::text_drop_start_pages();
   return egress::serve(**d);
 }
 
