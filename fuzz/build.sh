@@ -51,7 +51,10 @@ fi
 [ -n "$engine" ] || engine=libfuzzer
 [ -n "$cxx" ] || { [ "$engine" = driver ] && cxx=g++ || cxx=clang++-16; }
 
-cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DFUZZ_ENGINE="$engine" \
+# The C compiler of the same family (CRIU's RPC messages are protoc-c's C): clang-16 beside clang++-16.
+cc=${cxx/clang++/clang}
+cc=${cc/g++/gcc}
+cmake -S "$here" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" -DFUZZ_ENGINE="$engine" \
   -DCMAKE_BUILD_TYPE=None >"$build/cmake.log" 2>&1 || { cat "$build/cmake.log" >&2; exit 1; }
 cmake --build "$build" -j "${JOBS:-$(nproc)}" >"$build/build.log" 2>&1 || { tail -50 "$build/build.log" >&2; exit 1; }
 echo "engine: $engine ($cxx)"
