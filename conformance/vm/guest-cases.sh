@@ -9,17 +9,23 @@
 #   run NAME COMMAND...                  a command (bash -c, in the source tree); exit 0 is ok
 # SHARNESS_RUNTIME (the binary under test, shared from the host), SHARNESS_SOURCE_DIR and
 # CONSOLE_RECEIVER come from the caller. Exit code 1 if any case failed or a suite failed to run.
+# After each entry it prints "# entry-done K" (K counts entries from 1). SHARNESS_VM_RESUME="K N"
+# (run.sh, after the guest's kernel died under it) skips the first K entries and numbers the TAP
+# lines from N + 1.
 set -uo pipefail
 guest=$1 list=$2
 src=${SHARNESS_SOURCE_DIR:?}
 cd "$src" || exit 1
-n=0 failed=0
+read -r skip n <<<"${SHARNESS_VM_RESUME:-0 0}"
+entry=0 failed=0
 tap() { n=$((n + 1)); echo "$1 $n - $guest/$2"; }
 echo "# $guest: $(uname -r), $(stat -f -c %T /sys/fs/cgroup) at /sys/fs/cgroup, LSMs $(cat /sys/kernel/security/lsm 2>/dev/null), PID 1 $(cat /proc/1/comm)"
 while IFS= read -r line || [ -n "$line" ]; do
   line=${line%%#*}
   read -r first rest <<<"$line"
   [ -n "${first:-}" ] || continue
+  entry=$((entry + 1))
+  [ "$entry" -gt "$skip" ] || continue
   t0=$SECONDS
   if [ "$first" = run ]; then
     read -r name cmd <<<"$rest"
@@ -29,6 +35,7 @@ while IFS= read -r line || [ -n "$line" ]; do
       sed 's/^/#   /' <<<"$out"; echo "#   (exit code $rc)"
     fi
     echo "# $guest/$name: $((SECONDS - t0)) s"
+    echo "# entry-done $entry $n"
     continue
   fi
   suite=$(basename "$first" .sh)
@@ -52,6 +59,7 @@ while IFS= read -r line || [ -n "$line" ]; do
   if [ $cases = 0 ]; then tap "not ok" "$suite # ran no case (exit code $suite_rc)"; failed=1
   elif [ "$suite_rc" != 0 ] && [ $failed = 0 ]; then tap "not ok" "$suite # exit code $suite_rc"; failed=1; fi
   [ $bad = 1 ] && failed=1
+  echo "# entry-done $entry $n"
 done <"$list"
 echo "1..$n"
 exit $failed
