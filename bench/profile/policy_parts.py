@@ -10,6 +10,7 @@ Environment: AB_ROUNDS (default 20). Run as root; it enters its own private moun
 import json
 import os
 import sys
+import shutil
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,6 +59,13 @@ def main():
         policy = json.load(f)
     policy.pop("$schema", None)
     tmp = tempfile.mkdtemp(prefix="sharness-parts.")
+    try:
+        measure(binary, policy, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure(binary, policy, tmp):
     variants = [("plain", None), ("full policy", policy), ("an empty policy", {"id": "empty", "version": 1})] + [(n, without(policy, k)) for n, k in PARTS]
     files = {}
     for i, (name, p) in enumerate(variants):
