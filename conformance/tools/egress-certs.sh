@@ -7,23 +7,17 @@
 #   private.{pem,key}   private.test (10.1.2.3)
 #   untrusted.{pem,key} untrusted.test, from rogue-ca.pem, which the door is not told to trust
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/test-pki.bash"  # ca, issue
 d=$1
 mkdir -p "$d"
 cd "$d"
-ca() { # NAME
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1.key" -out "$1.pem" \
-    -days 2 -subj "/CN=$1" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
-}
 leaf() { # NAME CA DNS...
   local name=$1 issuer=$2 san="" n; shift 2
   for n in "$@"; do san+="${san:+,}DNS:$n"; done
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$name.key" -out "$name.csr" \
-    -subj "/CN=$1" 2>/dev/null
-  printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n' \
-    "$san" >"$name.ext"
-  openssl x509 -req -in "$name.csr" -CA "$issuer.pem" -CAkey "$issuer.key" -CAcreateserial -out "$name.pem" \
-    -extfile "$name.ext" -days 1 2>/dev/null
-  rm -f "$name.csr" "$name.ext"
+  issue "$name" "$issuer" "subjectAltName=$san
+basicConstraints=CA:FALSE
+keyUsage=digitalSignature
+extendedKeyUsage=serverAuth" -days 1
 }
 ca ca
 ca rogue-ca

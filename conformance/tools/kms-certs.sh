@@ -9,22 +9,16 @@
 #   rogue.{pem,key}   role app, but from another CA (rogue-ca.pem)
 #   expired.{pem,key} role app, right CA, expired
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/test-pki.bash"  # ca, issue
 d=$1
 mkdir -p "$d"
 cd "$d"
-ca() { # NAME
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1.key" -out "$1.pem" \
-    -days 2 -subj "/CN=$1" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
-}
-leaf() { # NAME ROLE CA [DAYS_OFFSET_ARGS...]
+leaf() { # NAME ROLE CA [X509_ARGS...]
   local name=$1 role=$2 issuer=$3; shift 3
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$name.key" -out "$name.csr" \
-    -subj "/CN=$name" 2>/dev/null
-  printf 'subjectAltName=URI:spiffe://sharness.local/role/%s/%s\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n' \
-    "$role" "$name" >"$name.ext"
-  openssl x509 -req -in "$name.csr" -CA "$issuer.pem" -CAkey "$issuer.key" -CAcreateserial -out "$name.pem" \
-    -extfile "$name.ext" "$@" 2>/dev/null
-  rm -f "$name.csr" "$name.ext"
+  issue "$name" "$issuer" "subjectAltName=URI:spiffe://sharness.local/role/$role/$name
+basicConstraints=CA:FALSE
+keyUsage=digitalSignature
+extendedKeyUsage=serverAuth,clientAuth" "$@"
 }
 ca ca
 ca rogue-ca
