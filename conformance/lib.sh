@@ -95,6 +95,9 @@ export MAKE_BUNDLE_CACHE=$TMP/.bundle-cache
 CGPARENT=sharness-test-$$-$SUITE
 CGROOT=/sys/fs/cgroup
 HOST_PID=$$
+# The egress door's mount point on the host (egress/up.cpp makes it once, empty, root's): a suite
+# that made it removes it, so the machine is left as it was found.
+[ -e /run/sharness-egress ] && _RUN_EGRESS_WAS=1 || _RUN_EGRESS_WAS=0
 CASENUM=0
 CASEDIR=$TMP/c0
 mkdir -p "$CASEDIR"
@@ -550,6 +553,7 @@ _cleanup() {
   _kill_cgroup_procs
   _rmdir_cgroups
   _umount_tmp
+  [ "$_RUN_EGRESS_WAS" = 1 ] || rmdir /run/sharness-egress 2>/dev/null || true
   if [ "${SHARNESS_KEEP:-0}" = 1 ]; then
     echo "# kept $TMP" >&2
   else
