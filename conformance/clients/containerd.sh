@@ -260,7 +260,8 @@ _containerd_cleanup() {
   _umount_tmp
   [ "$CTD_CGD" != systemd ] || systemctl stop "$CTD_SLICE" >/dev/null 2>&1 || true
   [ "$PRE_SHIM_SOCK_DIR" = 1 ] || rmdir "$SHIM_SOCK_DIR" 2>/dev/null || true
-  [ "$PRE_RUN_CONTAINERD" = 1 ] || rmdir /run/containerd 2>/dev/null || true
+  # ctr makes its client fifos' directory there too (/run/containerd/fifo), whatever the config.
+  [ "$PRE_RUN_CONTAINERD" = 1 ] || rmdir /run/containerd/fifo /run/containerd 2>/dev/null || true
 }
 # shellcheck disable=SC2154  # _rc is set inside the trap
 trap '_rc=$?; _containerd_cleanup; (exit $_rc); _cleanup' EXIT
