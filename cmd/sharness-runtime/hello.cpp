@@ -586,18 +586,14 @@ std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunR
 // ---------------------------------------------------------------------------------------------
 // The table
 
-namespace {
-
 std::string fit(const std::string& s, size_t w) {
   if (s.size() <= w) return s + std::string(w - s.size(), ' ');
   return s.substr(0, w - 3) + "...";
 }
 
-}  // namespace
-
 std::string format_table(const std::vector<Row>& rows) {
   // One line per attempt (what, outcome, mechanism, kind), the error seen indented below it.
-  constexpr size_t kA = 50, kO = 13, kS = 72;
+  constexpr size_t kA = kAttemptWidth, kO = 13, kS = 72;
   std::string out = fit("ATTEMPT", kA) + "  " + fit("OUTCOME", kO) + "  " + fit("STOPPED BY", kS) + "  KIND\n";
   for (auto& r : rows) {
     out += fit(r.attempt, kA) + "  " + fit(outcome_name(r.outcome), kO) + "  " +

@@ -124,6 +124,10 @@ void add_egress_rows(const Facts& f, const std::vector<Record>& recs, std::vecto
 std::vector<Row> rows_from(const Facts& f, const RunResult& main_run, const RunResult& fork_run,
                            const RunResult& clock_run, uint64_t clock_seconds, int host_accepts);
 
+// S padded (or cut, ending "...") to W columns; the attempt column is kAttemptWidth wide in the
+// table and in the records section under it.
+std::string fit(const std::string& s, size_t w);
+inline constexpr size_t kAttemptWidth = 50;
 std::string format_table(const std::vector<Row>& rows);
 std::string format_summary(const std::vector<Row>& rows);
 // 0 when every attempt was held, 1 otherwise.

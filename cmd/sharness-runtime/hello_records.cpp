@@ -46,11 +46,6 @@ const Denial* take(std::vector<Denial>& ds, const Audited& a) {
   return nullptr;
 }
 
-std::string fit(std::string s, size_t w) {
-  if (s.size() > w) s = s.substr(0, w - 3) + "...";
-  return s + std::string(w - s.size(), ' ');
-}
-
 }  // namespace
 
 std::string format_records(const std::vector<Row>& rows, const std::vector<Audited>& expected, std::string_view jsonl,
@@ -100,7 +95,7 @@ std::string format_records(const std::vector<Row>& rows, const std::vector<Audit
       ++missing;
       said = "MISSING: no " + a.bound + " record of " + a.names.front() + (a.path.empty() ? "" : " on " + a.path);
     }
-    out += "  " + fit(rows[i].attempt, 50) + "  " + said + "\n";
+    out += "  " + fit(rows[i].attempt, kAttemptWidth) + "  " + said + "\n";
   }
   if (unreadable) out += "  (" + std::to_string(unreadable) + " line(s) of the record were not JSON)\n";
   out += missing ? std::to_string(missing) + " held attempt(s) whose record is MISSING" +
