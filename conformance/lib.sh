@@ -458,9 +458,11 @@ skip() {
 # now ($AUDIT_WAS, $RATE_WAS, $BACKLOG_WAS) is put back when the suite's own shell exits.
 AUDIT_CTL=$SHARNESS_SOURCE_DIR/conformance/tools/audit_ctl.py
 audit_for_suite() {
-  AUDIT_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/^enabled=\([0-9]*\).*/\1/p')
-  RATE_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/.* rate_limit=\([0-9]*\).*/\1/p')
-  BACKLOG_WAS=$(python3 "$AUDIT_CTL" get | sed -n 's/.* backlog_limit=\([0-9]*\).*/\1/p')
+  local st
+  st=$(python3 "$AUDIT_CTL" get)
+  AUDIT_WAS=$(sed -n 's/^enabled=\([0-9]*\).*/\1/p' <<<"$st")
+  RATE_WAS=$(sed -n 's/.* rate_limit=\([0-9]*\).*/\1/p' <<<"$st")
+  BACKLOG_WAS=$(sed -n 's/.* backlog_limit=\([0-9]*\).*/\1/p' <<<"$st")
   [ -n "$AUDIT_WAS" ] && [ -n "$RATE_WAS" ] && [ -n "$BACKLOG_WAS" ] ||
     { echo "cannot read the audit status (audit_ctl.py get)" >&2; exit 1; }
   # Only the suite's own shell restores and cleans up, never a case's subshell on its way out.
