@@ -26,8 +26,8 @@ Result<std::string> exchange(const std::string& socket, const tls::Files& files,
   int r = SSL_write(ssl.get(), request.data(), static_cast<int>(request.size()));
   if (r <= 0) return fail("KMS " + socket + ": " + tls::io_error(ssl.get(), r, "send request"));
   std::string resp;
-  char buf[kMaxMessage];
-  while (resp.size() <= kMaxMessage && !resp.ends_with("\n\n")) {
+  char buf[4096];
+  while (resp.size() <= kMaxResponse && !resp.ends_with("\n\n")) {
     // TLS 1.3: a server that refuses our certificate says so with an alert here.
     r = SSL_read(ssl.get(), buf, sizeof buf);
     if (r <= 0) return fail("KMS " + socket + ": " + tls::io_error(ssl.get(), r, "read response"));

@@ -208,3 +208,24 @@ BOOST_AUTO_TEST_CASE(config_credentials_and_workload_may_ask) {
   BOOST_TEST(!parse_config(head + R"(,"credentials":[{"vault":"a","host":"h","op":"x"}]})", "kms.json"));
   BOOST_TEST(!parse_config(head + R"(,"callerRole":"app","workloadMayAsk":true})", "kms.json"));  // nothing to ask
 }
+
+// An 8 KiB credential (a long JWT) goes through: sealed by the worker, its response within
+// kMaxResponse, parsed and opened by the door's side whole.
+BOOST_AUTO_TEST_CASE(an_8_kib_credential_reaches_the_door_whole) {
+  std::string token(8192, 'j');
+  for (size_t i = 0; i < token.size(); ++i) token[i] = static_cast<char>('a' + i % 26);
+  auto c = config();
+  c.credentials = {{"github", "api.github.com"}};
+  auto k = keyring_with_credential(token);
+  auto pair = x25519_generate();
+  BOOST_REQUIRE(pair);
+  Request r{Kind::credential, "github", "api.github.com", "", 0, pair->pub};
+  std::string text = answer(c, k, kDoorRole, format_request(r), 1700000000, nullptr);
+  BOOST_TEST(text.size() <= kMaxResponse);
+  auto resp = parsed(text);
+  BOOST_REQUIRE_MESSAGE(resp.ok, resp.reason);
+  std::string value(resp.sealed.ct.size(), '\0');
+  BOOST_REQUIRE(open(resp.sealed, pair->priv.k, response_aad(r, resp.expires),
+                     {reinterpret_cast<uint8_t*>(value.data()), value.size()}));
+  BOOST_TEST(value == token);
+}
