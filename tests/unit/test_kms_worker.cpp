@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(credential_aad_differs_from_derive) {
 // the workload's role, a KMS for the door alone (no callerRole, no allow).
 BOOST_AUTO_TEST_CASE(config_credentials_and_workload_may_ask) {
   const std::string head = R"({"name":"c1","vault":"/v","kek":"/k","socket":"/s/kms.sock",
-    "tls":{"ca":"/ca","cert":"/c","key":"/k2"})";
+    "tls":{"ca":"/ca","cert":"/c","key":"/k2"},"callerId":"c1")";
   const std::string allow = R"("allow":{"vaults":["db"],"hosts":["h"],"operations":["read"],"maxTtl":60})";
   auto plain = parse_config(head + R"(,"callerRole":"app",)" + allow + "}", "kms.json");
   BOOST_REQUIRE(plain);
