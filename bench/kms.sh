@@ -34,8 +34,8 @@ mkdir -p "$tmp/sock"
 cat >"$cfg" <<JSON
 {"name": "bench", "vault": "$tmp/vault", "kek": "$tmp/kek", "socket": "$tmp/sock/kms.sock",
  "tls": {"ca": "$tmp/pki/ca.pem", "cert": "$tmp/pki/kms.pem", "key": "$tmp/pki/kms.key"},
- "callerRole": "app", "log": "$tmp/kms.log", "stateRoot": "$tmp/state", "cgroupParent": "/sharness-kms-bench-$$",
- "allow": {"vaults": ["db"], "hosts": ["db.internal"], "operations": ["read"], "maxTtl": 600}}
+ "callerRole": "app", "callerId": "app", "log": "$tmp/kms.log", "stateRoot": "$tmp/state", "cgroupParent": "/sharness-kms-bench-$$",
+ "allow": {"vaults": ["db"], "hosts": ["db.internal"], "operations": ["read"], "maxTtl": 600}, "workloadMayAsk": true}
 JSON
 "$build/sharness-kms" start --config "$cfg"
 

@@ -33,14 +33,16 @@ class DirSource : public CredentialSource {
 // The KMS: it answers the door's leaf only, and only for a (vault, host) pair of the rules.
 class KmsSource : public CredentialSource {
  public:
-  KmsSource(std::string socket, tls::Files files) : socket_(std::move(socket)), files_(std::move(files)) {}
+  KmsSource(std::string socket, tls::Files files, std::string container)
+      : socket_(std::move(socket)), files_(std::move(files)), container_(std::move(container)) {}
   Result<std::string> fetch(const std::string& vault, const std::string& host) override {
-    return kms::fetch_credential(socket_, files_, vault, host);
+    return kms::fetch_credential(socket_, files_, container_, vault, host);
   }
 
  private:
   std::string socket_;
   tls::Files files_;
+  std::string container_;  // the KMS's leaf must name it, as the KMS checks that the door's does
 };
 
 Result<std::string> abs_path(const json::Value& o, std::string_view key) {
@@ -60,14 +62,14 @@ Result<void> check_value(const std::string& vault, const std::string& value) {
   return {};
 }
 
-Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v) {
+Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v, const std::string& container) {
   TRYV(v.expect_object());
   TRYV(v.only_keys({"dir", "kms"}));
   if (v.get("dir") && v.get("kms")) return fail(v.path() + ": one source, \"dir\" or \"kms\"");
   if (auto k = v.get("kms")) {
     TRYV(k->only_keys({"socket", "ca", "cert", "key"}));
     tls::Files f{TRY(abs_path(*k, "ca")), TRY(abs_path(*k, "cert")), TRY(abs_path(*k, "key"))};
-    return std::unique_ptr<CredentialSource>(new KmsSource(TRY(abs_path(*k, "socket")), std::move(f)));
+    return std::unique_ptr<CredentialSource>(new KmsSource(TRY(abs_path(*k, "socket")), std::move(f), container));
   }
   if (auto d = v.get("dir")) {
     std::string dir = TRY(d->as_string());

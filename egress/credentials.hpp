@@ -5,7 +5,8 @@
 //   {"kms": {"socket": S, "ca": F, "cert": F, "key": F}}
 //                   the container's KMS sidecar over mutual TLS, with the door's own leaf
 //                   (role egress): a credential request per vault, for a host a rule ties it to
-//                   (the KMS checks the pair), sealed to a one-time key of the door's
+//                   (the KMS checks the pair), sealed to a one-time key of the door's; the
+//                   KMS's leaf must name the door's container (role kms, id = container)
 #pragma once
 #include <memory>
 #include <string>
@@ -23,8 +24,9 @@ class CredentialSource {
   virtual Result<std::string> fetch(const std::string& vault, const std::string& host) = 0;
 };
 
-// The source the config's `credentials` object names (an error names its JSON path).
-Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v);
+// The source the config's `credentials` object names (an error names its JSON path), for the
+// door of container `container`.
+Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v, const std::string& container);
 
 // Refuses a value that could not go into a header as it is.
 Result<void> check_value(const std::string& vault, const std::string& value);

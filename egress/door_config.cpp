@@ -50,7 +50,7 @@ Result<DoorConfig> parse_door_config(std::string_view text, const std::string& o
   if (auto a = r.get("allowAddresses")) c.allow = TRY(cidrs(*a));
   if (auto d = r.get("denyAddresses")) c.deny = TRY(cidrs(*d));
   bool needs = std::ranges::any_of(c.egress.rules, [](const policy::EgressRule& x) { return x.credential.has_value(); });
-  if (auto s = r.get("credentials")) c.credentials = TRY(make_source(*s));
+  if (auto s = r.get("credentials")) c.credentials = TRY(make_source(*s, c.container));
   else if (needs) return fail(r.child_path("credentials") + ": required: a rule adds a credential");
   return c;
 }

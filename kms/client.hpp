@@ -12,14 +12,16 @@
 
 namespace sh::kms {
 
-// The response text to `request`; an error names the socket and what failed (connect, the
-// handshake: a certificate the KMS refused shows here as an alert, I/O).
+// The response text to `request` from a KMS whose leaf is `server` (role "kms", named for the
+// caller's container); an error names the socket and what failed (connect, the handshake: a
+// certificate the KMS refused shows here as an alert, I/O).
 Result<std::string> exchange(const std::string& socket, const tls::Files& tls, const std::string& request,
-                             const std::string& server_role = "kms");
+                             const tls::Peer& server);
 
-// A credential the vault holds for (vault, host), opened with a one-time key made for this one
-// request; an error says why (the KMS's refusal reason included).
-Result<std::string> fetch_credential(const std::string& socket, const tls::Files& tls, const std::string& vault,
-                                     const std::string& host);
+// A credential the vault holds for (vault, host), from the KMS of container `container` only,
+// opened with a one-time key made for this one request; an error says why (the KMS's refusal
+// reason included).
+Result<std::string> fetch_credential(const std::string& socket, const tls::Files& tls, const std::string& container,
+                                     const std::string& vault, const std::string& host);
 
 }  // namespace sh::kms

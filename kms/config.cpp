@@ -55,9 +55,12 @@ Result<Config> parse_config(std::string_view text, const std::string& origin) {
     if (c.caller_role == kDoorRole)
       return fail(root.child_path("callerRole") + ": \"" + kDoorRole + "\" is the egress door's role, not a workload's");
   }
-  TRYV(root.opt("callerId", c.caller_id));
-  if (!c.caller_id.empty())
-    if (auto r = check_name("callerId", c.caller_id); !r) return fail(root.child_path("callerId") + ": " + r.error().what());
+  // Every KMS serves one container: its callers' leaves must name it, whatever their role (the
+  // host's CA signs every container's leaves, so a role alone would admit another container's).
+  if (!root.get("callerId"))
+    return fail(origin + ": no callerId (the container whose leaves alone the KMS answers)");
+  c.caller_id = TRY(need_string(root, "callerId"));
+  if (auto r = check_name("callerId", c.caller_id); !r) return fail(root.child_path("callerId") + ": " + r.error().what());
   if (auto allow = root.get("allow")) {
     if (c.caller_role.empty()) return fail(root.child_path("allow") + ": needs a callerRole (who would ask?)");
     TRYV(allow->only_keys({"vaults", "hosts", "operations", "maxTtl"}));

@@ -19,7 +19,7 @@ struct Config {
   std::string socket;        // the listening UNIX socket the gate binds
   tls::Files tls;             // the KMS's own certificate, its key and the CA
   std::string caller_role;   // the workload's role ("app"); "": the workload is no caller
-  std::string caller_id;     // if set, the only id (the container's) of either caller: spiffe://.../role/<role>/<id>
+  std::string caller_id;     // the only id (the container's) of either caller: spiffe://.../role/<role>/<id>
   Allowlist allow;           // vaults, hosts, operations, max TTL (the workload's derive requests)
   bool workload_may_ask = false;  // the workload's own derive requests are refused unless set
   std::vector<CredentialGrant> credentials;  // what the door (role kDoorRole) may ask for

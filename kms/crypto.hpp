@@ -64,9 +64,10 @@ Result<X25519Pair> x25519_generate();
 // The public key of a raw private key.
 Result<Key> x25519_public(std::span<const uint8_t> priv);
 
-// The longest secret a response carries: a derived key is 32 bytes, a static credential (an API
-// token) at most this (its hex must fit a response of kMaxMessage).
-inline constexpr size_t kMaxSecretLen = 256;
+// The longest secret a response carries: a derived key is 32 bytes, a static credential at most
+// 8 KiB (JWTs, GitHub app and cloud session tokens run to a few KiB; its hex must fit a response
+// of kMaxResponse).
+inline constexpr size_t kMaxSecretLen = 8192;
 
 // A derived key or a credential sealed to a caller's one-time public key.
 struct Sealed {

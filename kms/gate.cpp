@@ -34,12 +34,12 @@ void handle(Gate& g, int fd, uint64_t n) {
   if (!ssl) return log("refused before any payload, worker not thawed: " + ssl.error().what());
   int r = 0;
   std::string req;
-  char buf[kMaxMessage + 1];
+  char buf[kMaxRequest + 1];
   while (!req.ends_with("\n\n")) {
     r = SSL_read(ssl->get(), buf, sizeof buf);
     if (r <= 0) return log(tls::io_error(ssl->get(), r, "read request"));
     req.append(buf, static_cast<size_t>(r));
-    if (req.size() > kMaxMessage) return log("request longer than " + std::to_string(kMaxMessage) + " bytes, dropped");
+    if (req.size() > kMaxRequest) return log("request longer than " + std::to_string(kMaxRequest) + " bytes, dropped");
   }
   // The worker decides what each caller may ask; it learns who asks from the certificate the
   // handshake verified, never from the request.
@@ -62,11 +62,11 @@ Result<Forwarded> forward(Gate& g, std::string_view req) {
   out.thaw_ms = TRYC("thaw", g.freezer.set(false));
   bool sent = ::send(g.chan, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size());
   if (sent) {
-    char buf[kMaxMessage + 1];
+    std::string buf(kMaxResponse + 1, '\0');  // + 1: a longer answer shows as one
     struct pollfd p{g.chan, POLLIN, 0};
     if (::poll(&p, 1, 5000) == 1 && (p.revents & POLLIN)) {
-      ssize_t got = ::recv(g.chan, buf, sizeof buf, 0);
-      if (got > 0) out.response.assign(buf, static_cast<size_t>(got));
+      ssize_t got = ::recv(g.chan, buf.data(), buf.size(), 0);
+      if (got > 0 && static_cast<size_t>(got) <= kMaxResponse) out.response.assign(buf.data(), static_cast<size_t>(got));
     }
   }
   auto freeze = g.freezer.set(true);

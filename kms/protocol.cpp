@@ -9,12 +9,11 @@ namespace {
 
 // Split "head\nk=v\n...\n\n" into the head and its fields; every key once, only `keys`.
 Result<std::map<std::string, std::string, std::less<>>> fields(std::string_view text, std::string_view what,
-                                                              std::string_view head,
+                                                              size_t max, std::string_view head,
                                                               std::initializer_list<std::string_view> keys,
                                                               std::string* head_rest) {
-  if (text.size() > kMaxMessage)
-    return fail(std::string(what) + ": " + std::to_string(text.size()) + " bytes, more than " +
-                std::to_string(kMaxMessage));
+  if (text.size() > max)
+    return fail(std::string(what) + ": " + std::to_string(text.size()) + " bytes, more than " + std::to_string(max));
   if (text.size() < 2 || text.substr(text.size() - 2) != "\n\n")
     return fail(std::string(what) + ": not ended by an empty line");
   text.remove_suffix(1);
@@ -103,7 +102,7 @@ std::string format_request(const Request& r) {
 
 Result<Request> parse_request(std::string_view text) {
   std::string verb;
-  auto f = TRY(fields(text, "request", kVersionLine, {"vault", "host", "op", "ttl", "pub"}, &verb));
+  auto f = TRY(fields(text, "request", kMaxRequest, kVersionLine, {"vault", "host", "op", "ttl", "pub"}, &verb));
   Request r;
   if (verb == "credential") {
     // Only these three: a derive field here is an error, as an unknown one is.
@@ -138,7 +137,7 @@ std::string format_response(const Response& r) {
 
 Result<Response> parse_response(std::string_view text) {
   std::string status;
-  auto f = TRY(fields(text, "response", kVersionLine, {"reason", "expires", "epk", "nonce", "ct", "tag"}, &status));
+  auto f = TRY(fields(text, "response", kMaxResponse, kVersionLine, {"reason", "expires", "epk", "nonce", "ct", "tag"}, &status));
   Response r;
   if (status == "refused") {
     r.reason = TRY(need(f, "response", "reason"));

@@ -14,7 +14,11 @@
 namespace sh::kms {
 
 inline constexpr std::string_view kVersionLine = "sharness-kms/1";
-inline constexpr size_t kMaxMessage = 1024;  // bytes, request or response
+// A request names a vault, a host, an operation and a key: small, and it comes from any peer
+// that completes the handshake, so the gate reads at most this.
+inline constexpr size_t kMaxRequest = 1024;
+// A response carries at most one sealed secret, in hex, and a few short fields.
+inline constexpr size_t kMaxResponse = 2 * kMaxSecretLen + 1024;
 inline constexpr size_t kMaxName = 253;      // a vault id, host or operation (a DNS name's length)
 
 // derive: a key derived for (vault, host, op), asked by the workload (only when the policy says

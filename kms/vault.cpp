@@ -19,8 +19,9 @@ std::string entry_aad(std::string_view id) { return std::string(kVaultHead) + "|
 std::string credential_aad(std::string_view id) { return std::string(kVaultHead) + "|credential|" + std::string(id); }
 
 Result<void> check_credential_value(std::span<const uint8_t> v) {
-  if (v.empty() || v.size() > kMaxSecretLen)
-    return fail(std::to_string(v.size()) + " bytes, expected 1.." + std::to_string(kMaxSecretLen));
+  if (v.empty()) return fail("empty");
+  if (v.size() > kMaxSecretLen)
+    return fail(std::to_string(v.size()) + " bytes, more than the limit of " + std::to_string(kMaxSecretLen) + " bytes");
   for (uint8_t c : v)
     if ((c < 0x20 && c != '\t') || c == 0x7f) return fail("a control character (it goes into a header as it is)");
   return {};

@@ -4,7 +4,7 @@
 //   sharness-vault/1
 //   kek=<first 8 bytes of SHA-256(KEK), hex>
 //   vault=<id> <nonce hex> <ciphertext hex> <tag hex>
-//   credential=<id> <nonce hex> <ciphertext hex, 1..256 bytes> <tag hex>
+//   credential=<id> <nonce hex> <ciphertext hex, 1..8192 bytes> <tag hex>
 //   ...
 //
 // The AAD of each master key is "sharness-vault/1|<id>", of each credential (a static API token

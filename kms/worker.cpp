@@ -168,7 +168,7 @@ void worker_main(const Config& c, int chan, int log_fd, uid_t uid) {
     ::_exit(1);
   }
   if (!send_msg(chan, "ready")) ::_exit(1);
-  char buf[kMaxMessage + 64];  // a request and the caller's role line
+  char buf[kMaxRequest + 64];  // a request and the caller's role line
   for (uint64_t n = 1;; ++n) {
     ssize_t got = ::read(chan, buf, sizeof buf);
     if (got <= 0) ::_exit(0);  // the gate closed the channel: stop

@@ -53,10 +53,10 @@ bool write_file(const std::string& path, const void* data, size_t n) {
 bool read_small(const std::string& path, std::string& out) {
   sh::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return false;
-  char buf[kMaxMessage + 1];
-  ssize_t n = ::read(fd.get(), buf, sizeof buf);
+  std::string buf(kMaxResponse + 1, '\0');
+  ssize_t n = ::read(fd.get(), buf.data(), buf.size());
   if (n < 0) return false;
-  out.assign(buf, static_cast<size_t>(n));
+  out.assign(buf.data(), static_cast<size_t>(n));
   return true;
 }
 
@@ -78,8 +78,8 @@ std::expected<std::string, Failure> talk_to_kms(const std::map<std::string, std:
   int r = SSL_write(ssl->get(), request.data(), static_cast<int>(request.size()));
   if (r <= 0) return std::unexpected(Failure{3, tls::io_error(ssl->get(), r, "send request")});
   std::string resp;
-  char buf[kMaxMessage];
-  while (resp.size() <= kMaxMessage && !resp.ends_with("\n\n")) {
+  char buf[4096];
+  while (resp.size() <= kMaxResponse && !resp.ends_with("\n\n")) {
     r = SSL_read(ssl->get(), buf, sizeof buf);
     if (r <= 0) {
       // TLS 1.3: the server checks our certificate after our handshake ended, so its

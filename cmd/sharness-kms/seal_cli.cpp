@@ -4,7 +4,7 @@
 // A missing KEK file is created (32 random bytes, root-only 0400). Each ID gets the 32-byte
 // master key in KEYFILE (raw, or 64 hex digits), or a fresh random one that no one ever sees.
 // Each --credential ID gets the static credential in FILE (an API token the egress door injects:
-// its bytes, one trailing newline dropped, at most 256).
+// its bytes, one trailing newline dropped, at most kMaxSecretLen: 8 KiB).
 #include "cmd/sharness-kms/seal_cli.hpp"
 
 #include <sys/stat.h>

@@ -29,10 +29,11 @@ RT_BASE=("${RT_EXTRA[@]}")
 
 # ---- the test hosts (conformance/tools/egress-hosts.sh): a network namespace joined to the suite's
 SECRET=s3cr3t-$(openssl rand -hex 12)
+LONG_SECRET=$(head -c 6144 /dev/urandom | base64 -w0 | tr "+/" "-_")  # 8 KiB of base64url: the KMS's limit, a long JWT
 W=$TMP/egress
 . "$SHARNESS_SOURCE_DIR/conformance/tools/egress-hosts.sh"
 trap '_st=$?; [ "$BASHPID" = "$$" ] && egress_hosts_down; (exit $_st); _cleanup' EXIT
-egress_hosts_up "$SHARNESS_SOURCE_DIR" "$W" "$SECRET" || { echo "FAIL: the test hosts" >&2; exit 1; }
+egress_hosts_up "$SHARNESS_SOURCE_DIR" "$W" "$SECRET" "$LONG_SECRET" || { echo "FAIL: the test hosts" >&2; exit 1; }
 
 # runtime_config NAME [JQ]: the runtime config the door's site comes from (the test CA, the hosts
 # file, the credentials), edited by JQ; prints its path.
@@ -331,6 +332,22 @@ case_credential_from_the_kms() {
   assert_eq null "$(jq .egress.credentialsDir "$CASEDIR/rc-kms.json")" "the runtime config names no credentialsDir"
 }
 
+# The same with an 8 KiB credential (the KMS's limit; a long JWT's size): sealed, released to the
+# door, injected whole into the header, and still nowhere in the container.
+case_long_credential_from_the_kms() {
+  known_fail runc crun
+  local k=$CASEDIR/kms
+  mkdir -p "$k"
+  SECRET=$LONG_SECRET  # the test hosts' /check takes it too
+  assert_eq 8192 "${#SECRET}" "the credential is 8 KiB"
+  printf '%s\n' "$SECRET" >"$k/github"
+  "$RUNTIME" kms seal --kek "$k/kek" --out "$k/vault" --credential github="$k/github" >/dev/null 2>"$k/seal.err" ||
+    { fail "kms seal --credential (8 KiB): $(<"$k/seal.err")"; return 1; }
+  rm -f "$k/github"
+  credential_injected_never_held "$(runtime_config rc-kms 'del(.egress.credentialsDir) | .caDir = "'"$k/ca"'"
+    | .kms = {vault: "'"$k/vault"'", kek: "'"$k/kek"'", cgroupParent: "/'"$CGPARENT"'/kms"}')" credlong || return 1
+}
+
 case_placeholder_to_another_host_refused() {
   known_fail runc crun
   mark_upstream
@@ -532,6 +549,7 @@ tcase "fronting: SNI or Host naming another host than CONNECT is refused" case_f
 tcase "private and metadata resolutions and an unlisted literal are refused (control: allowAddresses, a rule)" case_special_addresses_refused
 tcase "the credential reaches the upstream; the container's env, files and responses never hold it" case_credential_injected_never_held
 tcase "the same with the credential from the KMS (door-only KMS, door's own leaf): upstream has it, the container never" case_credential_from_the_kms
+tcase "an 8 KiB credential from the KMS (the limit) reaches the upstream whole; the container never holds it" case_long_credential_from_the_kms
 tcase "the placeholder sent to another host is refused" case_placeholder_to_another_host_refused
 tcase "budgets: requests, bytes and rate cut off at their limits" case_budgets_cut_off
 tcase "untrusted upstream certificate and wrong host name refused (control: trusted, right name)" case_upstream_certificate_checked

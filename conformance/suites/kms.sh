@@ -533,6 +533,117 @@ case_credential_only_to_the_door() {
   assert_no_kms_state "$id" "after delete"
 }
 
+# door_only_kms TOKEN_FILE: a vault holding TOKEN_FILE as credential "github", a policy whose one
+# rule ties it to api.test (no secrets: the KMS answers the door alone, nothing of it enters the
+# container) and a runtime config naming the vault and this case's CA. Sets RT_EXTRA.
+door_only_kms() {
+  local vault=$CASEDIR/vault-cred pol=$CASEDIR/door-only.json rc=$CASEDIR/runtime.json
+  "$SHARNESS_KMS_SEAL" kms seal --kek "$K/kek" --out "$vault" --credential github="$1" >/dev/null \
+    2>"$CASEDIR/seal.err" || { fail "kms seal --credential: $(<"$CASEDIR/seal.err")"; return 1; }
+  jq -n '{id: "door-only", version: 1, role: "app",
+          egress: {rules: [{host: "api.test", credential: {vault: "github", inject: "bearer", env: "GITHUB_TOKEN"}}]}}' >"$pol"
+  jq -n --arg ca "$CASEDIR/ca" --arg v "$vault" --arg k "$K/kek" --arg cg "/$KMS_CG" \
+    '{caDir: $ca, kms: {vault: $v, kek: $k, cgroupParent: $cg}}' >"$rc"
+  RT_EXTRA=("${RT_EXTRA[@]}" --policy "$pol" --config "$rc")
+}
+
+# ask_credential SOCKET LEAF_DIR: the door's request (sharness-kms-client --credential) with the
+# leaf in LEAF_DIR; sets CMD_RC, CMD_OUT.
+ask_credential() {
+  _run_cmd "$SHARNESS_KMS_CLIENT" --socket "$1" --ca "$2/ca.pem" --cert "$2/cert.pem" --key "$2/key.pem" \
+    --credential github --host api.test
+}
+
+# Two containers of one policy: every leaf comes from the host's one CA, with the same roles.
+# Container B's door leaf (role egress, id B) at container A's KMS is refused in the handshake,
+# before the worker thaws; controls: A's door leaf at A's KMS, and B's at B's, are answered. The
+# credential is 8 KiB, the limit: the door gets it whole; one byte more does not seal.
+case_credential_bound_to_its_container() {
+  known_fail runc crun
+  local a b token before
+  token=$(head -c 6144 /dev/urandom | base64 -w0)  # 8192 characters: a long JWT's size
+  assert_eq 8192 "${#token}" "the token is 8 KiB"
+  printf '%s\n' "$token" >"$CASEDIR/github.token"
+  printf '%sx\n' "$token" >"$CASEDIR/over.token"
+  _run_cmd "$SHARNESS_KMS_SEAL" kms seal --kek "$K/kek" --out "$CASEDIR/vault-over" --credential jwt="$CASEDIR/over.token"
+  assert_ne 0 "$CMD_RC" "kms seal of 8193 bytes: refused"
+  assert_contains "$CMD_OUT" 'credential "jwt": 8193 bytes, more than the limit of 8192 bytes' "the error names both"
+  [ ! -e "$CASEDIR/vault-over" ] || fail "a vault was written for the refused credential"
+  door_only_kms "$CASEDIR/github.token" || return 1
+  rm -f "$CASEDIR/github.token" "$CASEDIR/over.token"
+  a=$(newid ka)
+  b=$(newid kb)
+  new_bundle ba sleep 60 >/dev/null
+  must_create "$B" "$a"
+  new_bundle bb sleep 60 >/dev/null
+  must_create "$B" "$b"
+  local sock_a=$STATE/$a/kms/kms.sock/kms.sock sock_b=$STATE/$b/kms/kms.sock/kms.sock
+  local door_a=$STATE/$a/egress/kms-tls door_b=$STATE/$b/egress/kms-tls log_a=$STATE/$a/kms/kms.log
+  for d in "$a" "$b"; do
+    grep -q '"msg":"door serving' "$STATE/$d/egress/door.log" ||
+      fail "control: door $d fetched its 8 KiB credential and serves: $(cat "$STATE/$d/egress/door.err" 2>/dev/null)"
+  done
+  assert_eq "URI:spiffe://sharness.local/role/egress/$b" \
+    "$(openssl x509 -in "$door_b/cert.pem" -noout -ext subjectAltName | sed -n 2p | tr -d ' ')" "B's door leaf"
+  cmp -s "$door_a/ca.pem" "$door_b/ca.pem" || fail "A's and B's leaves should come from one CA"
+  before=$(worker_requests "$log_a")
+  ask_credential "$sock_a" "$door_b"
+  assert_eq 3 "$CMD_RC" "B's door leaf at A's KMS: refused in the handshake ($CMD_OUT)"
+  assert_not_contains "$CMD_OUT" "$token" "no token to B's leaf"
+  assert_contains "$(<"$log_a")" "peer id \"$b\", expected \"$a\"" "A's KMS says whose leaf it refused"
+  assert_eq "$before" "$(worker_requests "$log_a")" "A's worker never saw B's request"
+  ask_credential "$sock_a" "$door_a"
+  assert_eq "0 $token" "$CMD_RC $CMD_OUT" "control: A's door leaf at A's KMS gets the whole 8 KiB token"
+  ask_credential "$sock_b" "$door_b"
+  assert_eq "0 $token" "$CMD_RC $CMD_OUT" "control: B's door leaf at B's own KMS is answered"
+  for d in "$a" "$b"; do
+    _run_cmd rt delete --force "$d"
+    assert_eq 0 "$CMD_RC" "delete $d: $CMD_OUT"
+    assert_no_kms_state "$d" "after delete"
+  done
+}
+
+# Where the credential may be: the door holds it (it injects it) and the KMS worker in its
+# memfd_secret pages (which root cannot read). It must be in no other memory (the workload's,
+# the KMS gate's, the KMS worker's ordinary pages), no log and no file of the container's or of
+# its state dir. Control: the same scan finds it in the door's memory.
+case_credential_only_in_the_door_memory() {
+  known_fail runc crun
+  local id token hex pid door gate worker
+  token=cred-$(openssl rand -hex 24)
+  hex=$(printf %s "$token" | od -An -tx1 | tr -d ' \n')
+  printf '%s\n' "$token" >"$CASEDIR/github.token"
+  door_only_kms "$CASEDIR/github.token" || return 1
+  rm -f "$CASEDIR/github.token"
+  id=$(newid kd)
+  new_bundle b sh -c 'echo "env $GITHUB_TOKEN"; sleep 60' >/dev/null
+  must_create "$B" "$id"
+  must_start "$id"
+  wait_file "$CASEDIR/$id.out" 10
+  assert_eq "env sharness:github" "$(<"$CASEDIR/$id.out")" "the workload sees the placeholder"
+  pid=$(<"$CASEDIR/$id.pid")
+  door=$(jq -r .pid "$STATE/$id/egress/door.state")
+  gate=$(cut -d' ' -f1 "$STATE/.kms/$id/kms.pid")
+  worker=$(kms_worker_pid "$id")
+  [ -n "$door" ] && [ -n "$gate" ] && [ -n "$worker" ] || fail "no door, gate or worker ('$door' '$gate' '$worker')"
+  hexof() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }
+  assert_eq found "$(scan_mem "$door" "$hex")" "control: the scan finds the credential in the door's memory"
+  # Controls: the same scan reads each process (what it surely holds: the placeholder, the rule's host).
+  assert_eq found "$(scan_mem "$pid" "$(hexof sharness:github)")" "control: the placeholder in the workload's memory"
+  assert_eq found "$(scan_mem "$gate" "$(hexof api.test)")" "control: the rule's host in the KMS gate's memory"
+  assert_eq found "$(scan_mem "$worker" "$(hexof api.test)")" "control: the rule's host in the KMS worker's memory"
+  assert_eq absent "$(scan_mem "$pid" "$hex")" "the credential in the workload's memory"
+  assert_eq absent "$(scan_mem "$gate" "$hex")" "the credential in the KMS gate's memory"
+  assert_eq absent "$(scan_mem "$worker" "$hex")" "the credential in the KMS worker's memory outside memfd_secret"
+  assert_eq absent "$(scan_tree "/proc/$pid/root" "$hex")" "the credential in the container's files"
+  assert_not_contains "$(tr '\0' '\n' <"/proc/$pid/environ")" "$token" "the credential in the workload's environment"
+  assert_eq absent "$(scan_tree "$STATE/$id" "$hex")" "the credential in the state dir (KMS and door logs included)"
+  assert_contains "$(cat "$STATE/$id/kms/kms.log")" 'request 1 ' "control: the KMS logged the door's request"
+  _run_cmd rt delete --force "$id"
+  assert_eq 0 "$CMD_RC" "delete: $CMD_OUT"
+  assert_no_kms_state "$id" "after delete"
+}
+
 # A create that fails after the createRuntime hook started the KMS (here: its --pid-file cannot
 # be written) runs the poststop hooks as delete would: no KMS process, cgroup or uid claim left.
 case_failed_create_stops_the_kms() {
@@ -750,6 +861,8 @@ tcase "the KMS runs as other uids, no caps, only lo, own pid ns, and is gone aft
 tcase "a policy's secrets section places the KMS: derived key inside, other host refused, gone after delete" case_policy_secrets
 tcase "without secrets.workloadMayAsk the workload's derive is refused (control: with it, its key)" case_workload_may_ask
 tcase "a credential goes to the door's leaf only: the workload's leaf is refused (control: the door's gets it)" case_credential_only_to_the_door
+tcase "another container's door leaf (same CA, same role) is refused by this KMS (control: each door at its own); an 8 KiB credential goes through, 8 KiB + 1 does not seal" case_credential_bound_to_its_container
+tcase "the credential is in the door's memory only: not the workload's, the KMS gate's or worker's ordinary pages, no log or file (control: found in the door)" case_credential_only_in_the_door_memory
 tcase "a create that fails after the KMS started stops it (poststop), nothing left" case_failed_create_stops_the_kms
 tcase "a KEK others can read or a vault under another KEK fails create, nothing left" case_bad_kek_refused
 tcase "policy map shows the KMS hooks; policy apply then run (no --policy) places the KMS" case_policy_apply_then_run

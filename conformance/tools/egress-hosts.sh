@@ -13,9 +13,12 @@
 # upstream.log (every connection and request), both-cas.pem (the test CA and the rogue one).
 # egress_hosts_down stops the server by pid and removes the namespace (the veth pair goes with it).
 
-# egress_hosts_up SOURCE_DIR DIR SECRET
+# egress_hosts_up SOURCE_DIR DIR SECRET [OTHER_SECRET...] (/check takes any of them; creds/github
+# holds SECRET)
 egress_hosts_up() {
-  local src=$1 w=$2 secret=$3 veth=shegr$$ a p
+  local src=$1 w=$2 secret=$3 veth=shegr$$ a p s more=()
+  shift 3
+  for s in "$@"; do more+=(--secret "$s"); done
   EGRESS_UPNS=sharness-egress-$$
   EGRESS_SERVER_PID=""
   mkdir -p "$w/creds"
@@ -42,7 +45,7 @@ egress_hosts_up() {
   ip -n "$EGRESS_UPNS" link set "${veth}u" up && ip -n "$EGRESS_UPNS" route add default dev "${veth}u" || return 1
   p=$w/pki
   ip netns exec "$EGRESS_UPNS" /usr/bin/python3 "$src/conformance/tools/egress_test_hosts.py" \
-    --log "$w/upstream.log" --ready "$w/upstream.ready" --secret "$secret" \
+    --log "$w/upstream.log" --ready "$w/upstream.ready" --secret "$secret" "${more[@]}" \
     --listen 203.0.113.10 443 "$p/api.pem" "$p/api.key" --listen 203.0.113.10 80 \
     --listen 203.0.113.11 443 "$p/other.pem" "$p/other.key" --listen 203.0.113.11 80 \
     --listen 203.0.113.12 443 "$p/right.pem" "$p/right.key" \

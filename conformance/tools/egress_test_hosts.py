@@ -3,7 +3,7 @@
 network namespace. Each --listen ADDR PORT [CERT KEY] is one server (TLS when a certificate is
 given). Every accepted connection and every request is a line in --log, so a case can show that
 nothing reached a host. Paths:
-  /check  200 "authorized" when Authorization is "Bearer <--secret>", else 401 "unauthorized"
+  /check  200 "authorized" when Authorization is "Bearer <a --secret>", else 401 "unauthorized"
   /echo   200, the request's headers as the body (the door must scrub an injected credential)
   /big    200, 65536 bytes of "x"
   other   200 "hello from ADDR:PORT PATH"
@@ -13,7 +13,7 @@ import argparse, http.server, socket, socketserver, ssl, threading
 ap = argparse.ArgumentParser()
 ap.add_argument("--log", required=True)
 ap.add_argument("--ready", required=True)
-ap.add_argument("--secret", required=True)
+ap.add_argument("--secret", action="append", required=True)
 ap.add_argument("--listen", nargs="+", action="append", required=True)
 args = ap.parse_args()
 lock = threading.Lock()
@@ -36,7 +36,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         record("req %s %s %s host=%s auth=%s" % (where, self.command, self.path, self.headers.get("Host", ""), auth))
         status, body = 200, ("hello from %s %s\n" % (where, self.path)).encode()
         if self.path == "/check":
-            ok = auth == "Bearer " + args.secret
+            ok = any(auth == "Bearer " + s for s in args.secret)
             status, body = (200, b"authorized\n") if ok else (401, b"unauthorized\n")
         elif self.path == "/echo":
             body = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()

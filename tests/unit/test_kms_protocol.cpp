@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(aad_binds_the_request) {
 
 BOOST_AUTO_TEST_CASE(config_parse_is_strict) {
   const std::string good = R"({"name":"c1","vault":"/v","kek":"/k","socket":"/s/kms.sock",
-    "tls":{"ca":"/ca","cert":"/c","key":"/k2"},"callerRole":"app",
+    "tls":{"ca":"/ca","cert":"/c","key":"/k2"},"callerRole":"app","callerId":"c1",
     "allow":{"vaults":["db"],"hosts":["h"],"operations":["read"],"maxTtl":60}})";
   auto c = parse_config(good, "kms.json");
   BOOST_REQUIRE(c);
@@ -117,4 +117,42 @@ BOOST_AUTO_TEST_CASE(config_parse_is_strict) {
   std::string rel = good;
   rel.replace(rel.find("\"/v\""), 4, "\"v\"");
   BOOST_TEST(!parse_config(rel, "kms.json"));
+}
+
+// The bounds: a request stays at 1 KiB (any peer with a good leaf sends one); a response
+// carries a credential of up to 8 KiB, and not one byte more.
+BOOST_AUTO_TEST_CASE(message_bounds_fit_an_8_kib_credential) {
+  BOOST_TEST(kMaxRequest == 1024u);
+  BOOST_TEST(kMaxSecretLen == 8192u);
+  Response ok;
+  ok.ok = true;
+  ok.expires = 1700000000;
+  ok.sealed.ct.assign(8192, 0xab);
+  std::string text = format_response(ok);
+  BOOST_TEST(text.size() <= kMaxResponse);
+  auto back = parse_response(text);
+  BOOST_REQUIRE_MESSAGE(back, (back ? "" : back.error().what()));
+  BOOST_TEST(back->sealed.ct.size() == 8192u);
+  ok.sealed.ct.assign(8193, 0xab);
+  auto over = parse_response(format_response(ok));
+  BOOST_REQUIRE(!over);
+  BOOST_TEST(over.error().what().find("1..8192 bytes") != std::string::npos, over.error().what());
+  // A request longer than 1 KiB is refused, whatever the response limit.
+  auto long_req = parse_request("sharness-kms/1 derive\nvault=" + std::string(1100, 'a') + "\n\n");
+  BOOST_REQUIRE(!long_req);
+  BOOST_TEST(long_req.error().what().find("more than 1024") != std::string::npos, long_req.error().what());
+}
+
+// Every KMS serves one container: a config without callerId (which would admit any
+// container's leaf of the role, all signed by the host's one CA) is refused.
+BOOST_AUTO_TEST_CASE(config_needs_caller_id) {
+  const std::string head = R"({"name":"c1","vault":"/v","kek":"/k","socket":"/s/kms.sock",
+    "tls":{"ca":"/ca","cert":"/c","key":"/k2"},"credentials":[{"vault":"github","host":"api.test"}])";
+  auto none = parse_config(head + "}", "kms.json");
+  BOOST_REQUIRE(!none);
+  BOOST_TEST(none.error().what().find("callerId") != std::string::npos, none.error().what());
+  BOOST_TEST(!parse_config(head + R"(,"callerId":""})", "kms.json"));
+  auto with = parse_config(head + R"(,"callerId":"c1"})", "kms.json");
+  BOOST_REQUIRE_MESSAGE(with, (with ? "" : with.error().what()));
+  BOOST_TEST(with->caller_id == "c1");
 }

@@ -100,3 +100,22 @@ BOOST_AUTO_TEST_CASE(credential_values_and_lines_are_checked) {
   BOOST_TEST(!long_ct);
   BOOST_TEST(!parse_vault("sharness-vault/1\nkek=00\ncredential=a 00\n"));
 }
+
+// Real tokens (JWTs, GitHub app tokens, cloud session tokens) run to several KiB: 8 KiB seals,
+// one byte more is refused with an error that names the credential and the limit.
+BOOST_AUTO_TEST_CASE(credential_limit_is_8_kib) {
+  Key kek = key_of(1);
+  auto at = seal_credential(kek, "jwt", bytes(std::string(8192, 'e')));
+  BOOST_REQUIRE_MESSAGE(at, (at ? "" : at.error().what()));
+  BOOST_TEST(at->ct.size() == 8192u);
+  auto back = parse_vault(format_vault(*kek_id(kek), {}, {*at}));
+  BOOST_REQUIRE_MESSAGE(back, (back ? "" : back.error().what()));
+  std::string out(8192, '\0');
+  BOOST_REQUIRE(open_credential(kek, back->credentials[0], {reinterpret_cast<uint8_t*>(out.data()), out.size()}));
+  BOOST_TEST(out == std::string(8192, 'e'));
+  auto over = seal_credential(kek, "jwt", bytes(std::string(8193, 'e')));
+  BOOST_REQUIRE(!over);
+  BOOST_TEST(over.error().what().find("credential \"jwt\"") != std::string::npos, over.error().what());
+  BOOST_TEST(over.error().what().find("8193 bytes, more than the limit of 8192 bytes") != std::string::npos,
+             over.error().what());
+}

@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(credential_aad_differs_from_derive) {
 // the workload's role, a KMS for the door alone (no callerRole, no allow).
 BOOST_AUTO_TEST_CASE(config_credentials_and_workload_may_ask) {
   const std::string head = R"({"name":"c1","vault":"/v","kek":"/k","socket":"/s/kms.sock",
-    "tls":{"ca":"/ca","cert":"/c","key":"/k2"})";
+    "tls":{"ca":"/ca","cert":"/c","key":"/k2"},"callerId":"c1")";
   const std::string allow = R"("allow":{"vaults":["db"],"hosts":["h"],"operations":["read"],"maxTtl":60})";
   auto plain = parse_config(head + R"(,"callerRole":"app",)" + allow + "}", "kms.json");
   BOOST_REQUIRE(plain);
@@ -207,4 +207,25 @@ BOOST_AUTO_TEST_CASE(config_credentials_and_workload_may_ask) {
   BOOST_TEST(!parse_config(head + R"(,"credentials":[{"vault":"a/b","host":"h"}]})", "kms.json"));
   BOOST_TEST(!parse_config(head + R"(,"credentials":[{"vault":"a","host":"h","op":"x"}]})", "kms.json"));
   BOOST_TEST(!parse_config(head + R"(,"callerRole":"app","workloadMayAsk":true})", "kms.json"));  // nothing to ask
+}
+
+// An 8 KiB credential (a long JWT) goes through: sealed by the worker, its response within
+// kMaxResponse, parsed and opened by the door's side whole.
+BOOST_AUTO_TEST_CASE(an_8_kib_credential_reaches_the_door_whole) {
+  std::string token(8192, 'j');
+  for (size_t i = 0; i < token.size(); ++i) token[i] = static_cast<char>('a' + i % 26);
+  auto c = config();
+  c.credentials = {{"github", "api.github.com"}};
+  auto k = keyring_with_credential(token);
+  auto pair = x25519_generate();
+  BOOST_REQUIRE(pair);
+  Request r{Kind::credential, "github", "api.github.com", "", 0, pair->pub};
+  std::string text = answer(c, k, kDoorRole, format_request(r), 1700000000, nullptr);
+  BOOST_TEST(text.size() <= kMaxResponse);
+  auto resp = parsed(text);
+  BOOST_REQUIRE_MESSAGE(resp.ok, resp.reason);
+  std::string value(resp.sealed.ct.size(), '\0');
+  BOOST_REQUIRE(open(resp.sealed, pair->priv.k, response_aad(r, resp.expires),
+                     {reinterpret_cast<uint8_t*>(value.data()), value.size()}));
+  BOOST_TEST(value == token);
 }
