@@ -27,6 +27,8 @@ rt=$build/sharness-runtime
 hz=$(getconf CLK_TCK)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# The door's mount point on the host's /run (egress/up.cpp): removed at the end if this made it.
+[ -e /run/sharness-egress ] && run_egress_was=1 || run_egress_was=0
 tmp=$(mktemp -d /tmp/sharness-egress-bench.XXXXXX)
 chmod 0755 "$tmp"
 state=$tmp/state
@@ -40,6 +42,7 @@ cleanup() {
     [ -d "$d" ] && rmdir "$d"/* "$d" 2>/dev/null || true
   done
   rm -rf --one-file-system "$tmp"
+  [ "$run_egress_was" = 1 ] || rmdir /run/sharness-egress 2>/dev/null || true
   return 0
 }
 trap cleanup EXIT
