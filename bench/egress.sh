@@ -25,7 +25,10 @@ for b in sharness-runtime sharness-egress; do
 done
 rt=$build/sharness-runtime
 hz=$(getconf CLK_TCK)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# The door's mount point on the host's /run (egress/up.cpp): removed at the end if this made it.
+[ -e /run/sharness-egress ] && run_egress_was=1 || run_egress_was=0
 tmp=$(mktemp -d /tmp/sharness-egress-bench.XXXXXX)
 chmod 0755 "$tmp"
 state=$tmp/state
@@ -39,6 +42,7 @@ cleanup() {
     [ -d "$d" ] && rmdir "$d"/* "$d" 2>/dev/null || true
   done
   rm -rf --one-file-system "$tmp"
+  [ "$run_egress_was" = 1 ] || rmdir /run/sharness-egress 2>/dev/null || true
   return 0
 }
 trap cleanup EXIT
@@ -77,6 +81,11 @@ dc1=$(cpu_of "$door")
 rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$door/status")
 hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$door/status")
 anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$door/smaps_rollup")  # its own: heap, stacks, relocated data
+sleep 1.5  # idle: the door gives its free heap back after 1 s without a connection (egress/door_serve.cpp)
+idle_rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$door/status")
+idle_anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$door/smaps_rollup")
+sup=$(jq -r .supervisorPid "$state/bench/egress/door.state")
+sup_anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$sup/smaps_rollup")  # the door's supervisor, per container too
 "${R[@]}" delete --force bench >/dev/null 2>&1
 
 # ---- container start: run /bin/true with and without the door, interleaved
@@ -104,7 +113,8 @@ out=$repo/bench/results/egress.md
 {
   echo "# The egress door: what it costs"
   echo
-  echo "Written by \`bench/egress.sh\` on $(date -u +%Y-%m-%dT%H:%MZ), kernel $(uname -r), $(nproc) CPUs, in one run."
+  echo "Written by \`bench/egress.sh\` on $(date -u +%Y-%m-%dT%H:%MZ), kernel $(uname -r), $(nproc) CPUs, in one run;"
+  echo "load average (1, 5, 15 min) $load0 at its start, $(cut -d' ' -f1-3 /proc/loadavg) at its end."
   echo "Requests: $n HTTPS GETs of 1 small page, each a new connection and TLS 1.3 handshake without resumption"
   echo "(\`bench/egress_client.py\`, Python's ssl), through the door of a running container (CONNECT, TLS to the door,"
   echo "the door's TLS to the host) or directly to the host, at 203.0.113.10 in a network namespace over a veth pair."
@@ -123,7 +133,8 @@ out=$repo/bench/results/egress.md
   mib() { echo "$(($1 / 1024)).$(( ($1 % 1024) * 10 / 1024 ))"; }
   echo "The door's memory after the requests: VmRSS $(mib "$rss") MiB, VmHWM $(mib "$hwm") MiB; of the RSS, $(mib "$anon") MiB"
   echo "anonymous (heap, stacks, relocated data: the door's alone), the rest its binary's pages (page cache, shared by"
-  echo "every door of the host)."
+  echo "every door of the host). After 1 s idle: VmRSS $(mib "$idle_rss") MiB, anonymous $(mib "$idle_anon") MiB. The door's"
+  echo "supervisor (one per container as well): anonymous $(mib "$sup_anon") MiB."
   echo "Targets (DESIGN.md §8): ≤ 2 ms added per HTTPS request, ≤ 4 MiB RSS per door. Other work on the"
   echo "machine widens every figure; the ratios in one run are what compare."
 } >"$out"
