@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # checkpoint and restore through CRIU (docs/checkpoint.md), seen from the container's side: a counter
 # goes on from where it stopped (with and without --leave-running), a TCP connection it holds
-# survives with --tcp-established and carries data both ways (and the checkpoint is refused
-# without it), a container under a
+# survives with --tcp-established and carries data both ways (on lo, and to a peer outside the
+# container; the checkpoint is refused without it), a container under a
 # policy is restored with every bound (throwaway uid, seccomp, capabilities, limits, watchdog, the
 # policy in `state`, and the fork past the pids limit still refused) or refused naming the bound
 # CRIU cannot carry (Landlock), and bad input (no image, a corrupt image, an id that exists) is a
@@ -256,6 +256,58 @@ case_tcp() {
   fi
 }
 tcase "a TCP connection it holds survives with --tcp-established, carrying data both ways" case_tcp
+
+# A connection to a peer outside the container, the way a client's container is networked: the
+# container joins a network namespace made here (by path: CRIU takes it as external, extRootNetNS,
+# and locks the connection there), a veth pair to a second namespace where the peer runs (a server
+# sending p1, p2, ... and writing what it gets to peer.out). The peer's end stays up through the
+# checkpoint and the restore, and both streams go on.
+case_tcp_peer() {
+  local nsa=ckpta$$ nsb=ckptb$$ img=$CASEDIR/img b peer np nc mp mc i
+  ip netns add "$nsa" && ip netns add "$nsb" || { fail "ip netns add"; return; }
+  # The peer (its own process group, killed by its pid) and the namespaces (the veth goes with them).
+  trap '[ -n "${peer:-}" ] && kill -KILL -- "-$peer" 2>/dev/null; ip netns del '"$nsa"' 2>/dev/null; ip netns del '"$nsb"' 2>/dev/null; true' EXIT
+  ip link add vca$$ netns "$nsa" type veth peer name vcb$$ netns "$nsb" || { fail "veth pair"; return; }
+  ip -n "$nsa" addr add 10.231.0.2/24 dev vca$$ && ip -n "$nsa" link set vca$$ up && ip -n "$nsa" link set lo up
+  ip -n "$nsb" addr add 10.231.0.1/24 dev vcb$$ && ip -n "$nsb" link set vcb$$ up && ip -n "$nsb" link set lo up
+  setsid ip netns exec "$nsb" sh -c 'i=0; while :; do i=$((i+1)); echo p$i; sleep 0.1; done | busybox nc -l -p 5001 > "$0"' "$CASEDIR/peer.out" </dev/null 2>>"$CASEDIR/peer.err" &
+  peer=$!
+  sleep 0.5
+  b=$(new_bundle b sh -c 'i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done | nc 10.231.0.1 5001 > /cli.out')
+  cfg "$b" "(.linux.namespaces[] | select(.type == \"network\")) .path = \"/run/netns/$nsa\""
+  start_piped "$b" c1
+  for ((i = 0; i < 100; i++)); do
+    [ "$(complete_lines "$CASEDIR/peer.out" | wc -l)" -gt 5 ] && [ "$(complete_lines "$b/rootfs/cli.out" | wc -l)" -gt 5 ] && break
+    sleep 0.05
+  done
+  [ "$i" -lt 100 ] || fail "no lines between the peer and the container: $(cat "$CASEDIR/peer.err")"
+  piped checkpoint --tcp-established --image-path "$img" c1
+  if [ "$RC" != 0 ] && grep -q "Can't get 1:16 opt: Operation not supported" "$img/dump.log" 2>/dev/null; then
+    skip "CRIU $("$SHARNESS_CRIU" --version | sed -n 's/Version: //p') cannot dump a TCP socket on Linux $(uname -r) (criu#2705: SO_PASSCRED, 6.16+)"
+  fi
+  [ "$RC" = 0 ] || fail "checkpoint --tcp-established failed: $ERR"
+  kill -0 "$peer" || fail "the peer ended at the checkpoint: $(cat "$CASEDIR/peer.err")"
+  np=$(stream_ok "$CASEDIR/peer.out" "") || fail "the peer's stream before the restore"
+  nc=$(stream_ok "$b/rootfs/cli.out" p) || fail "the container's stream before the restore"
+  restore_piped "$b" c1 "$img" --tcp-established
+  if [ "$RC" != 0 ]; then
+    grep Error "$img/restore.log" | tail -4 >&2 || true
+    fail "restore --tcp-established failed: $ERR"
+  fi
+  for ((i = 0; i < 300; i++)); do
+    mp=$(stream_ok "$CASEDIR/peer.out" "" 2>/dev/null) || mp=0
+    mc=$(stream_ok "$b/rootfs/cli.out" p 2>/dev/null) || mc=0
+    [ "$mp" -gt $((np + 5)) ] && [ "$mc" -gt $((nc + 5)) ] && break
+    sleep 0.1
+  done
+  mp=$(stream_ok "$CASEDIR/peer.out" "") || fail "the peer's stream after the restore"
+  mc=$(stream_ok "$b/rootfs/cli.out" p) || fail "the container's stream after the restore"
+  [ "$mp" -gt $((np + 5)) ] && [ "$mc" -gt $((nc + 5)) ] ||
+    fail "the connection after the restore: the peer got $mp lines (at the checkpoint $np), the container $mc (at the checkpoint $nc); peer: $(cat "$CASEDIR/peer.err")"
+  rt kill c1 KILL || true
+  wait_status c1 stopped || true
+}
+tcase "a TCP connection to a peer outside the container survives with --tcp-established, both ways" case_tcp_peer
 
 # The control: a container holding the same connection, whose checkpoint without --tcp-established
 # CRIU refuses (a container of its own: the refused dump may end the connection, docs/checkpoint.md).
