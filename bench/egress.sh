@@ -6,6 +6,11 @@
 #     container, from its network namespace, against the same request made directly: wall time per
 #     request, and the door's CPU (utime+stime of its process) per request;
 #   - the door's RSS (VmRSS and VmHWM) after those requests;
+#   - N containers with doors at once (N = 1 and EGRESS_BENCH_DOORS, default 8; EGRESS_BENCH_DOOR_ROUNDS
+#     rounds, default 5), beside N without: per door its VmRSS, the Pss and private pages of the doors and
+#     supervisors ÷ N (smaps_rollup), and what the host pays per door: the growth of a memory cgroup of the
+#     bench's own that the runtime runs from (the doors and supervisors stay in it), with less without;
+#     and /proc/meminfo's growth, which all else on the machine moves too;
 #   - `run` of a busybox /bin/true under a policy with an egress section against the same policy
 #     without it (lo only), interleaved: wall and CPU of the runtime and everything it started.
 # Writes bench/results/egress.md. Not a test: nothing here asserts a time. EGRESS_BENCH_N (default
@@ -19,6 +24,8 @@ repo=$(dirname "$here")
 build=${1:-$repo/build}
 n=${EGRESS_BENCH_N:-200}
 runs=${EGRESS_BENCH_RUNS:-20}
+many_max=${EGRESS_BENCH_DOORS:-8}
+many_rounds=${EGRESS_BENCH_DOOR_ROUNDS:-5}
 [ "$(id -u)" = 0 ] || { echo "bench/egress.sh: must run as root" >&2; exit 1; }
 for b in sharness-runtime sharness-egress; do
   [ -x "$build/$b" ] || { echo "bench/egress.sh: $build/$b missing (make build)" >&2; exit 1; }
@@ -36,8 +43,12 @@ state=$tmp/state
 cleanup() {
   set +e
   "$rt" --root "$state" delete --force bench >/dev/null 2>&1
+  local i d
+  for ((i = 0; i < many_max; i++)); do "$rt" --root "$state" delete --force "m$i" >/dev/null 2>&1; done
+  for d in /sys/fs/cgroup/memory/sharness-egress-bench-$$/*/; do
+    [ -e "$d/cgroup.procs" ] && wait_gone "$d" && rmdir "$d"
+  done
   egress_hosts_down
-  local d
   for d in /sys/fs/cgroup/*/sharness-egress-bench-$$ /sys/fs/cgroup/sharness-egress-bench-$$; do
     [ -d "$d" ] && rmdir "$d"/* "$d" 2>/dev/null || true
   done
@@ -88,6 +99,78 @@ sup=$(jq -r .supervisorPid "$state/bench/egress/door.state")
 sup_anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$sup/smaps_rollup")  # the door's supervisor, per container too
 "${R[@]}" delete --force bench >/dev/null 2>&1
 
+# ---- N doors at once: what each further door costs the host. VmRSS counts the binary's pages whole
+# in every door; Pss shares them out among the processes that map them, and the memory cgroup and
+# /proc/meminfo count them once. The runtime runs from a memory cgroup of the bench's own, so the
+# doors and supervisors it leaves there (and the kernel memory it spends) are charged to it; the
+# containers' own processes go to their cgroups. The same with the policy without `egress` is the
+# baseline. Every door serves one request, then all sit 1.5 s idle (past their heap trim).
+memcg=/sys/fs/cgroup/memory/sharness-egress-bench-$$
+mkdir -p "$memcg"
+for ((i = 0; i < many_max; i++)); do  # one bundle each (a cgroup each), sharing one root
+  mkdir "$tmp/m$i"
+  jq ".root.path = \"$tmp/b/rootfs\" | .linux.cgroupsPath = \"/sharness-egress-bench-$$/m$i\"" \
+    "$tmp/b/config.json" >"$tmp/m$i/config.json"
+done
+meminfo() { awk -v k="$1" '$1 == k":" {print $2}' /proc/meminfo; }
+host_kib() {  # what no one can reclaim: anonymous, shmem, page tables, kernel stacks, unreclaimable slab
+  awk '/^(AnonPages|Shmem|PageTables|KernelStack|SUnreclaim):/ {s += $2} END {print s}' /proc/meminfo
+}
+cg_kib() {  # the memory cgroup's charge: anonymous, file pages (memory.stat), kernel memory; KiB
+  awk -v kmem="$(cat "$1/memory.kmem.usage_in_bytes")" '$1 == "total_rss" {a = $2} $1 == "total_cache" {f = $2}
+    END {printf "%d %d %d", a / 1024, f / 1024, kmem / 1024}' "$1/memory.stat"
+}
+wait_gone() {  # CGROUP: until the processes in it (doors, supervisors of deleted containers) have ended
+  local i
+  for ((i = 0; i < 100; i++)); do [ -s "$1/cgroup.procs" ] || return 0; sleep 0.1; done
+  echo "bench/egress.sh: processes left in $1: $(tr '\n' ' ' <"$1/cgroup.procs")" >&2
+  return 1
+}
+rollup() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/smaps_rollup"; }
+many() {  # KIND K ROUND: K containers at once under policy KIND; appends a line to $tmp/many-KIND-K
+  local kind=$1 k=$2 cg=$memcg/$1-$2-$3 i pid pids=() h0 a0 c0 h1 a1 c1 cgd
+  mkdir "$cg"
+  h0=$(host_kib); a0=$(meminfo MemAvailable); c0=$(cg_kib "$cg")
+  (
+    echo "$BASHPID" >"$cg/cgroup.procs"
+    for ((i = 0; i < k; i++)); do
+      "${R[@]}" --policy "$tmp/$kind.json" run --detach --bundle "$tmp/m$i" "m$i" </dev/null >/dev/null 2>&1
+    done
+  )
+  for ((i = 0; i < k; i++)); do
+    [ "$kind" = door ] || continue
+    nsenter --net="/proc/$(jq -r .pid < <("${R[@]}" state "m$i"))/ns/net" \
+      /usr/bin/python3 "$client" door 1 https://api.test/ "$state/m$i/egress/trust/ca-certificates.crt" 3128 >/dev/null
+  done
+  sleep 1.5
+  h1=$(host_kib); a1=$(meminfo MemAvailable); c1=$(cg_kib "$cg")
+  cgd=$(awk -v a="$c0" -v b="$c1" -v k="$k" 'BEGIN { split(a, x, " "); split(b, y, " ")
+    printf "%d %d %d %d", (y[1] + y[2] + y[3] - x[1] - x[2] - x[3]) / k, (y[1] - x[1]) / k, (y[2] - x[2]) / k, (y[3] - x[3]) / k }')
+  mapfile -t pids <"$cg/cgroup.procs"  # what stays on the host per container: doors, supervisors
+  local rss=0 sup_rss=0 pss=0 priv=0 door_priv=0 dpid
+  for ((i = 0; i < k; i++)); do
+    [ "$kind" = door ] || continue
+    dpid=$(jq -r .pid "$state/m$i/egress/door.state")
+    rss=$((rss + $(awk '/^VmRSS:/ {print $2}' "/proc/$dpid/status")))
+    sup_rss=$((sup_rss + $(awk '/^VmRSS:/ {print $2}' "/proc/$(jq -r .supervisorPid "$state/m$i/egress/door.state")/status")))
+    door_priv=$((door_priv + $(rollup "$dpid" Private_Clean) + $(rollup "$dpid" Private_Dirty)))
+  done
+  for pid in "${pids[@]}"; do
+    pss=$((pss + $(rollup "$pid" Pss)))
+    priv=$((priv + $(rollup "$pid" Private_Clean) + $(rollup "$pid" Private_Dirty)))
+  done
+  echo "$((rss / k)) $((sup_rss / k)) $((pss / k)) $((priv / k)) $((door_priv / k)) $(((h1 - h0) / k)) $(((a0 - a1) / k)) ${cgd%% *} ${#pids[@]} ${cgd#* }" \
+    >>"$tmp/many-$kind-$k"
+  for ((i = 0; i < k; i++)); do "${R[@]}" delete --force "m$i" >/dev/null 2>&1; done
+  wait_gone "$cg"
+  rmdir "$cg"
+}
+for ((r = 0; r < many_rounds; r++)); do
+  for k in 1 "$many_max"; do
+    many door "$k" "$r"; many lo "$k" "$r"
+  done
+done
+
 # ---- container start: run /bin/true with and without the door, interleaved
 cpu_ms() {  # the CPU (user+sys) of this shell's waited-for children, in ms: cutime + cstime of /proc/$$/stat
   awk -v hz="$hz" '{ sub(/^.*\) /, ""); printf "%.3f", ($14 + $15) * 1000 / hz }' "/proc/$$/stat"
@@ -135,7 +218,44 @@ out=$repo/bench/results/egress.md
   echo "anonymous (heap, stacks, relocated data: the door's alone), the rest its binary's pages (page cache, shared by"
   echo "every door of the host). After 1 s idle: VmRSS $(mib "$idle_rss") MiB, anonymous $(mib "$idle_anon") MiB. The door's"
   echo "supervisor (one per container as well): anonymous $(mib "$sup_anon") MiB."
-  echo "Targets (DESIGN.md §8): ≤ 2 ms added per HTTPS request, ≤ 4 MiB RSS per door. Other work on the"
-  echo "machine widens every figure; the ratios in one run are what compare."
+  echo
+  echo "N doors at once ($many_rounds rounds of N containers with the door, each round beside N without it; medians"
+  echo "of the rounds, MiB per container): every door serves one HTTPS request, then all sit 1.5 s idle. VmRSS counts"
+  echo "the binary's pages whole in each door; Pss shares each page out among the processes mapping it (the doors and"
+  echo "supervisors of the N; no other process maps this build's binary); the memory cgroup the runtime ran from holds"
+  echo "the doors and supervisors (the containers' processes have cgroups of their own) and is charged for what they and"
+  echo "the runtime leave: anonymous and file pages (\`memory.stat\` total_rss + total_cache: the state files too) and"
+  echo "kernel memory (\`memory.kmem.usage_in_bytes\`: page tables, stacks, namespaces, slab), each page once, and a"
+  echo "page of the binary not at all (it is charged to whoever first read it); the host's figure is /proc/meminfo's"
+  echo "AnonPages + Shmem + PageTables + KernelStack + SUnreclaim after less before, which everything else on the"
+  echo "machine moves too, and MemAvailable, which moves with the page cache. With one door, the binary's pages"
+  echo "that only it touched count as its private pages; with N, those are shared."
+  echo
+  cm() {  # FILE COLUMN: the median of the rounds, in MiB
+    awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR] = $1} END { printf "%.2f", ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1024 }'
+  }
+  cr() {  # FILE COLUMN: the range of the rounds, in MiB
+    awk -v c="$2" '{print $c}' "$1" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END { printf "%.2f to %.2f", lo / 1024, hi / 1024 }'
+  }
+  dm() { awk -v a="$(cm "$1" "$3")" -v b="$(cm "$2" "$3")" 'BEGIN { printf "%.2f", a - b }'; }
+  D1=$tmp/many-door-1; L1=$tmp/many-lo-1; DK=$tmp/many-door-$many_max; LK=$tmp/many-lo-$many_max
+  echo "| per container | N = 1 | N = $many_max |"
+  echo "| --- | --- | --- |"
+  echo "| the door's VmRSS | $(cm "$D1" 1) | $(cm "$DK" 1) |"
+  echo "| its supervisor's VmRSS | $(cm "$D1" 2) | $(cm "$DK" 2) |"
+  echo "| Pss of the doors and supervisors, summed, ÷ N | $(cm "$D1" 3) | $(cm "$DK" 3) |"
+  echo "| Private_Clean + Private_Dirty, door + supervisor (the door alone) | $(cm "$D1" 4) ($(cm "$D1" 5)) | $(cm "$DK" 4) ($(cm "$DK" 5)) |"
+  echo "| memory cgroup growth ÷ N, with the door | $(cm "$D1" 8) | $(cm "$DK" 8) |"
+  echo "| the same without it (\`egress\` left out; anonymous, files, kernel) | $(cm "$L1" 8) ($(cm "$L1" 10), $(cm "$L1" 11), $(cm "$L1" 12)) | $(cm "$LK" 8) ($(cm "$LK" 10), $(cm "$LK" 11), $(cm "$LK" 12)) |"
+  echo "| **the door's part: what each further door costs the host** | **$(dm "$D1" "$L1" 8)** | **$(dm "$DK" "$LK" 8)** |"
+  echo "| of which anonymous, files, kernel | $(dm "$D1" "$L1" 10), $(dm "$D1" "$L1" 11), $(dm "$D1" "$L1" 12) | $(dm "$DK" "$LK" 10), $(dm "$DK" "$LK" 11), $(dm "$DK" "$LK" 12) |"
+  echo "| processes left on the host per container, with the door | $(awk '{print $9}' "$D1" | sort -u | tr '\n' ' ' | sed 's/ $//') | $(awk -v k="$many_max" '{print $9 / k}' "$DK" | sort -u | tr '\n' ' ' | sed 's/ $//') |"
+  echo "| host: meminfo growth ÷ N, with − without (range with; range without) | $(dm "$D1" "$L1" 6) ($(cr "$D1" 6); $(cr "$L1" 6)) | $(dm "$DK" "$LK" 6) ($(cr "$DK" 6); $(cr "$LK" 6)) |"
+  echo "| host: MemAvailable drop ÷ N, with − without | $(dm "$D1" "$L1" 7) | $(dm "$DK" "$LK" 7) |"
+  echo
+  echo "Targets (DESIGN.md §8): ≤ 2 ms added per HTTPS request, ≤ 4 MiB RSS per door. The second names VmRSS:"
+  echo "$(awk -v r="$(cm "$DK" 1)" 'BEGIN { print (r <= 4 ? "met" : "not met") }') ($(cm "$DK" 1) MiB a door with $many_max running); what a further door costs the host is the"
+  echo "memory cgroup's row, $(dm "$DK" "$LK" 8) MiB with $many_max at once. Other work on the machine widens every figure; the ratios"
+  echo "in one run are what compare."
 } >"$out"
 cat "$out"
