@@ -4,6 +4,7 @@
 
 #include "base/file.hpp"
 #include "kms/client.hpp"
+#include "kms/crypto.hpp"
 #include "spec-mapping/secrets.hpp"
 
 namespace sh::egress {
@@ -56,6 +57,9 @@ Result<std::string> abs_path(const json::Value& o, std::string_view key) {
 
 Result<void> check_value(const std::string& vault, const std::string& value) {
   if (value.empty()) return fail("credential " + vault + ": empty");
+  if (value.size() > kms::kMaxSecretLen)  // the KMS's limit: one bound whichever source holds it
+    return fail("credential " + vault + ": " + std::to_string(value.size()) + " bytes, more than the limit of " +
+                std::to_string(kms::kMaxSecretLen) + " bytes");
   for (char c : value)
     if (c == '\r' || c == '\n' || c == '\0' || (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
       return fail("credential " + vault + ": a control character (it goes into a header as it is)");

@@ -28,7 +28,8 @@ class CredentialSource {
 // door of container `container`.
 Result<std::unique_ptr<CredentialSource>> make_source(const json::Value& v, const std::string& container);
 
-// Refuses a value that could not go into a header as it is.
+// Refuses a value that could not go into a header as it is, or is longer than the KMS's limit
+// (kms::kMaxSecretLen), whichever source it came from.
 Result<void> check_value(const std::string& vault, const std::string& value);
 
 }  // namespace sh::egress

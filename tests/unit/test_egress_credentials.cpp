@@ -9,9 +9,11 @@
 #include <string>
 
 #include "base/json.hpp"
+#include "egress/credentials.hpp"
 #include "egress/door_config.hpp"
 #include "egress/inject.hpp"
 #include "egress/scrub.hpp"
+#include "kms/crypto.hpp"
 #include "temp_dir.hpp"
 
 using namespace sh::egress;
@@ -129,4 +131,35 @@ BOOST_AUTO_TEST_CASE(door_config) {
   bad(R"("10.0.0.0/8")", R"("10.0.0.0/40")", "a bad prefix");
   bad(R"("inject": "bearer")", R"("inject": "cookie")", "the policy's own parser");
   bad(R"(, "credentials": {"dir": ")" + t.path.string() + R"("})", "", "a credential without a source");
+}
+
+// One bound on a credential's length whichever source holds it: the KMS seals at most
+// kMaxSecretLen bytes, and a credentials directory's file is held to the same (it was 64 KiB).
+BOOST_AUTO_TEST_CASE(value_length_bound) {
+  std::string at_limit(sh::kms::kMaxSecretLen, 'a');
+  BOOST_TEST(check_value("jwt", at_limit).has_value());
+  auto over = check_value("jwt", at_limit + "a");
+  BOOST_REQUIRE(!over.has_value());
+  BOOST_TEST(over.error().what() == "credential jwt: 8193 bytes, more than the limit of 8192 bytes", over.error().what());
+  // Through a credentials directory: the file at the limit (with echo's newline) is read, one
+  // byte more is refused with the same message.
+  sh::test::TempDir d;
+  auto write = [&](const std::string& v) {
+    std::FILE* f = std::fopen((d / "jwt").c_str(), "w");
+    BOOST_REQUIRE(f);
+    std::fputs(v.c_str(), f);
+    std::fclose(f);
+  };
+  auto doc = sh::json::Document::parse(R"({"dir": ")" + d.path.string() + R"("})", "credentials");
+  BOOST_REQUIRE(doc);
+  auto src = make_source(doc->root(), "c1");
+  BOOST_REQUIRE(src);
+  write(at_limit + "\n");
+  auto got = (*src)->fetch("jwt", "api.example.com");
+  BOOST_REQUIRE_MESSAGE(got.has_value(), (got ? std::string() : got.error().what()));
+  BOOST_TEST(got->size() == sh::kms::kMaxSecretLen);
+  write(at_limit + "a\n");
+  auto refused = (*src)->fetch("jwt", "api.example.com");
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().what().find("more than the limit of 8192 bytes") != std::string::npos, refused.error().what());
 }
