@@ -214,45 +214,60 @@ stream_ok() {
     END { if (bad) exit 1; print NR }'
 }
 
-case_tcp() {
-  local b img ns nc ms mc i
-  img=$CASEDIR/img
-  tcp_pair c1
-  b=$B
-  piped checkpoint --tcp-established --image-path "$img" c1
+# checkpoint_tcp IMG ID: checkpoint --tcp-established, or skip where CRIU cannot dump TCP here.
+checkpoint_tcp() {
+  piped checkpoint --tcp-established --image-path "$1" "$2"
   # CRIU up to 4.1.1 on Linux 6.16+: getsockopt(SO_PASSCRED) of a TCP socket is EOPNOTSUPP since
-  # 6.16, and CRIU gives up (checkpoint-restore/criu#2705); the trixie guest's 6.12 runs this case.
-  if [ "$RC" != 0 ] && grep -q "Can't get 1:16 opt: Operation not supported" "$CASEDIR/img/dump.log" 2>/dev/null; then
+  # 6.16, and CRIU gives up (checkpoint-restore/criu#2705); the trixie guest's 6.12 runs these cases.
+  if [ "$RC" != 0 ] && grep -q "Can't get 1:16 opt: Operation not supported" "$1/dump.log" 2>/dev/null; then
     skip "CRIU $("$SHARNESS_CRIU" --version | sed -n 's/Version: //p') cannot dump a TCP socket on Linux $(uname -r) (criu#2705: SO_PASSCRED, 6.16+)"
   fi
   [ "$RC" = 0 ] || fail "checkpoint --tcp-established failed: $ERR"
+}
+# restore_tcp BUNDLE ID IMG: restore --tcp-established, CRIU's errors shown when it fails.
+restore_tcp() {
+  restore_piped "$1" "$2" "$3" --tcp-established
+  if [ "$RC" != 0 ]; then
+    grep Error "$3/restore.log" | tail -4 >&2 || true
+    fail "restore --tcp-established failed: $ERR"
+  fi
+}
+# streams_go_on FILE1 PREFIX1 N1 FILE2 PREFIX2 N2: waits until both streams have more than five
+# lines past their counts at the checkpoint (a segment sent while the network was locked comes again
+# at the sender's next retransmission timeout, which backs off: seconds under qemu's TCG), then checks
+# each is one connection's (every line once, in order); sets GOT1 and GOT2 to their counts. 1 if a
+# stream did not go on.
+streams_go_on() {
+  local i
+  for ((i = 0; i < 300; i++)); do
+    GOT1=$(stream_ok "$1" "$2" 2>/dev/null) || GOT1=0
+    GOT2=$(stream_ok "$4" "$5" 2>/dev/null) || GOT2=0
+    [ "$GOT1" -gt $(($3 + 5)) ] && [ "$GOT2" -gt $(($6 + 5)) ] && break
+    sleep 0.1
+  done
+  GOT1=$(stream_ok "$1" "$2") || fail "$1: not one connection's stream after the restore"
+  GOT2=$(stream_ok "$4" "$5") || fail "$4: not one connection's stream after the restore"
+  [ "$GOT1" -gt $(($3 + 5)) ] && [ "$GOT2" -gt $(($6 + 5)) ]
+}
+
+case_tcp() {
+  local b img ns nc
+  img=$CASEDIR/img
+  tcp_pair c1
+  b=$B
+  checkpoint_tcp "$img" c1
   ns=$(stream_ok "$b/rootfs/srv.out" "") || fail "the server's stream before the restore"
   nc=$(stream_ok "$b/rootfs/cli.out" s) || fail "the client's stream before the restore"
   # runc 1.1.15 (trixie): its image holds no netns-N.img (the namespace's links, lo among them,
   # were not dumped), CRIU restores into a namespace whose lo is down, and the restore fails
   # "Can't connect inet socket back: Network is unreachable" (checkpoint-restore/criu#590).
   known_fail runc
-  restore_piped "$b" c1 "$img" --tcp-established
-  if [ "$RC" != 0 ]; then
-    grep Error "$img/restore.log" | tail -4 >&2 || true
-    fail "restore --tcp-established failed: $ERR"
-  fi
-  # Both ways: the server receives the client's numbers past the image's, and the client the
-  # server's. (A segment sent while the network was locked comes again at the sender's next
-  # retransmission timeout, which backs off: seconds under qemu's TCG.)
-  for ((i = 0; i < 300; i++)); do
-    ms=$(stream_ok "$b/rootfs/srv.out" "" 2>/dev/null) || ms=0
-    mc=$(stream_ok "$b/rootfs/cli.out" s 2>/dev/null) || mc=0
-    [ "$ms" -gt $((ns + 5)) ] && [ "$mc" -gt $((nc + 5)) ] && break
-    sleep 0.1
-  done
-  # Each stream is one connection's: every line once and in order, past the checkpoint's.
-  ms=$(stream_ok "$b/rootfs/srv.out" "") || fail "the server's stream after the restore"
-  mc=$(stream_ok "$b/rootfs/cli.out" s) || fail "the client's stream after the restore"
-  if [ "$ms" -le $((ns + 5)) ] || [ "$mc" -le $((nc + 5)) ]; then
+  restore_tcp "$b" c1 "$img"
+  # Both ways: the server receives the client's numbers past the image's, and the client the server's.
+  if ! streams_go_on "$b/rootfs/srv.out" "" "$ns" "$b/rootfs/cli.out" s "$nc"; then
     ps -o pid,stat,comm --ppid "$(pid_of c1)" >&2 || true
     grep -E "Error|Warn" "$img/restore.log" | tail -5 >&2 || true
-    fail "the connection after the restore: the server got $ms lines (at the checkpoint $ns), the client $mc (at the checkpoint $nc)"
+    fail "the connection after the restore: the server got $GOT1 lines (at the checkpoint $ns), the client $GOT2 (at the checkpoint $nc)"
   fi
 }
 tcase "a TCP connection it holds survives with --tcp-established, carrying data both ways" case_tcp
@@ -263,7 +278,7 @@ tcase "a TCP connection it holds survives with --tcp-established, carrying data 
 # sending p1, p2, ... and writing what it gets to peer.out). The peer's end stays up through the
 # checkpoint and the restore, and both streams go on.
 case_tcp_peer() {
-  local nsa=ckpta$$ nsb=ckptb$$ img=$CASEDIR/img b peer np nc mp mc i
+  local nsa=ckpta$$ nsb=ckptb$$ img=$CASEDIR/img b peer np nc i
   ip netns add "$nsa" && ip netns add "$nsb" || { fail "ip netns add"; return; }
   # The peer (its own process group, killed by its pid) and the namespaces (the veth goes with them).
   trap '[ -n "${peer:-}" ] && kill -KILL -- "-$peer" 2>/dev/null; ip netns del '"$nsa"' 2>/dev/null; ip netns del '"$nsb"' 2>/dev/null; true' EXIT
@@ -281,29 +296,13 @@ case_tcp_peer() {
     sleep 0.05
   done
   [ "$i" -lt 100 ] || fail "no lines between the peer and the container: $(cat "$CASEDIR/peer.err")"
-  piped checkpoint --tcp-established --image-path "$img" c1
-  if [ "$RC" != 0 ] && grep -q "Can't get 1:16 opt: Operation not supported" "$img/dump.log" 2>/dev/null; then
-    skip "CRIU $("$SHARNESS_CRIU" --version | sed -n 's/Version: //p') cannot dump a TCP socket on Linux $(uname -r) (criu#2705: SO_PASSCRED, 6.16+)"
-  fi
-  [ "$RC" = 0 ] || fail "checkpoint --tcp-established failed: $ERR"
+  checkpoint_tcp "$img" c1
   kill -0 "$peer" || fail "the peer ended at the checkpoint: $(cat "$CASEDIR/peer.err")"
   np=$(stream_ok "$CASEDIR/peer.out" "") || fail "the peer's stream before the restore"
   nc=$(stream_ok "$b/rootfs/cli.out" p) || fail "the container's stream before the restore"
-  restore_piped "$b" c1 "$img" --tcp-established
-  if [ "$RC" != 0 ]; then
-    grep Error "$img/restore.log" | tail -4 >&2 || true
-    fail "restore --tcp-established failed: $ERR"
-  fi
-  for ((i = 0; i < 300; i++)); do
-    mp=$(stream_ok "$CASEDIR/peer.out" "" 2>/dev/null) || mp=0
-    mc=$(stream_ok "$b/rootfs/cli.out" p 2>/dev/null) || mc=0
-    [ "$mp" -gt $((np + 5)) ] && [ "$mc" -gt $((nc + 5)) ] && break
-    sleep 0.1
-  done
-  mp=$(stream_ok "$CASEDIR/peer.out" "") || fail "the peer's stream after the restore"
-  mc=$(stream_ok "$b/rootfs/cli.out" p) || fail "the container's stream after the restore"
-  [ "$mp" -gt $((np + 5)) ] && [ "$mc" -gt $((nc + 5)) ] ||
-    fail "the connection after the restore: the peer got $mp lines (at the checkpoint $np), the container $mc (at the checkpoint $nc); peer: $(cat "$CASEDIR/peer.err")"
+  restore_tcp "$b" c1 "$img"
+  streams_go_on "$CASEDIR/peer.out" "" "$np" "$b/rootfs/cli.out" p "$nc" ||
+    fail "the connection after the restore: the peer got $GOT1 lines (at the checkpoint $np), the container $GOT2 (at the checkpoint $nc); peer: $(cat "$CASEDIR/peer.err")"
   rt kill c1 KILL || true
   wait_status c1 stopped || true
 }

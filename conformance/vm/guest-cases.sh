@@ -16,6 +16,8 @@ set -uo pipefail
 guest=$1 list=$2
 src=${SHARNESS_SOURCE_DIR:?}
 cd "$src" || exit 1
+# A list the guest cannot read (outside the shared tree) would run no entry and pass: fail instead.
+[ -r "$list" ] || { echo "not ok 1 - $guest: no case list $list in the guest (only the source tree is shared)"; echo "1..1"; exit 1; }
 read -r skip n <<<"${SHARNESS_VM_RESUME:-0 0}"
 entry=0 failed=0
 tap() { n=$((n + 1)); echo "$1 $n - $guest/$2"; }
@@ -61,5 +63,6 @@ while IFS= read -r line || [ -n "$line" ]; do
   [ $bad = 1 ] && failed=1
   echo "# entry-done $entry $n"
 done <"$list"
+[ "$entry" -gt 0 ] || { tap "not ok" "$list # names no entry"; failed=1; }
 echo "1..$n"
 exit $failed
