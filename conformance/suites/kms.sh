@@ -100,6 +100,7 @@ worker_requests() { grep -c 'worker: request' "$1" 2>/dev/null || true; }
 
 # perl scanners (perl is in Debian's essential set): does any readable byte of a process's
 # memory, or of a tree of files, contain the raw bytes or the hex text of KEY_HEX?
+hex_of() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }  # TEXT -> its bytes in hex, as scan_mem takes them
 scan_mem() { # PID KEY_HEX -> prints "found" or "absent"
   perl -e '
     my ($pid, $hex) = @ARGV; my $raw = pack("H*", $hex); my $found = 0;
@@ -239,14 +240,13 @@ case_master_key_unreachable() {
   grep -E "^[0-9 ]*(read|write|sendto|recvfrom|sendmsg|recvmsg)\($sockfd," "$trace" | grep -o '"[^"]*"' |
     tr -d '"\\x\n' >"$CASEDIR/wire.hex"
   [ -s "$CASEDIR/wire.hex" ] || fail "no socket bytes captured"
-  hex() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }
   local wire; wire=$(<"$CASEDIR/wire.hex")
   assert_not_contains "$wire" "$MASTER_DB" "master key on the wire"
   assert_not_contains "$wire" "$derived" "derived key (raw) on the wire"
-  assert_not_contains "$wire" "$(hex "$derived")" "derived key (hex text) on the wire"
-  assert_not_contains "$wire" "$(hex 'sharness-kms/1')" "protocol plaintext on the wire (it is TLS)"
+  assert_not_contains "$wire" "$(hex_of "$derived")" "derived key (hex text) on the wire"
+  assert_not_contains "$wire" "$(hex_of 'sharness-kms/1')" "protocol plaintext on the wire (it is TLS)"
   # control: the same search finds the derived key in what the client wrote to stdout
-  assert_contains "$(grep -E '^[0-9 ]*write\(1,' "$trace" | tr -d '\\x')" "$(hex "$derived")" "control: stdout"
+  assert_contains "$(grep -E '^[0-9 ]*write\(1,' "$trace" | tr -d '\\x')" "$(hex_of "$derived")" "control: stdout"
 }
 
 # Root on the host: the secret pages do not read through /proc/<pid>/mem; the KMS is not dumpable.
@@ -611,7 +611,7 @@ case_credential_only_in_the_door_memory() {
   known_fail runc crun
   local id token hex pid door gate worker
   token=cred-$(openssl rand -hex 24)
-  hex=$(printf %s "$token" | od -An -tx1 | tr -d ' \n')
+  hex=$(hex_of "$token")
   printf '%s\n' "$token" >"$CASEDIR/github.token"
   door_only_kms "$CASEDIR/github.token" || return 1
   rm -f "$CASEDIR/github.token"
@@ -626,12 +626,11 @@ case_credential_only_in_the_door_memory() {
   gate=$(cut -d' ' -f1 "$STATE/.kms/$id/kms.pid")
   worker=$(kms_worker_pid "$id")
   [ -n "$door" ] && [ -n "$gate" ] && [ -n "$worker" ] || fail "no door, gate or worker ('$door' '$gate' '$worker')"
-  hexof() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }
   assert_eq found "$(scan_mem "$door" "$hex")" "control: the scan finds the credential in the door's memory"
   # Controls: the same scan reads each process (what it surely holds: the placeholder, the rule's host).
-  assert_eq found "$(scan_mem "$pid" "$(hexof sharness:github)")" "control: the placeholder in the workload's memory"
-  assert_eq found "$(scan_mem "$gate" "$(hexof api.test)")" "control: the rule's host in the KMS gate's memory"
-  assert_eq found "$(scan_mem "$worker" "$(hexof api.test)")" "control: the rule's host in the KMS worker's memory"
+  assert_eq found "$(scan_mem "$pid" "$(hex_of sharness:github)")" "control: the placeholder in the workload's memory"
+  assert_eq found "$(scan_mem "$gate" "$(hex_of api.test)")" "control: the rule's host in the KMS gate's memory"
+  assert_eq found "$(scan_mem "$worker" "$(hex_of api.test)")" "control: the rule's host in the KMS worker's memory"
   assert_eq absent "$(scan_mem "$pid" "$hex")" "the credential in the workload's memory"
   assert_eq absent "$(scan_mem "$gate" "$hex")" "the credential in the KMS gate's memory"
   assert_eq absent "$(scan_mem "$worker" "$hex")" "the credential in the KMS worker's memory outside memfd_secret"
