@@ -89,14 +89,16 @@ dc0=$(cpu_of "$door")
 nsenter --net=/proc/$init/ns/net /usr/bin/python3 "$client" door "$n" https://api.test/ "$doorca" 3128 >"$tmp/door.us"
 dc1=$(cpu_of "$door")
 /usr/bin/python3 "$client" direct "$n" https://api.test/ "$tmp/hosts/pki/ca.pem" 203.0.113.10 >"$tmp/direct.us"
-rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$door/status")
-hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$door/status")
-anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$door/smaps_rollup")  # its own: heap, stacks, relocated data
+status_kib() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/status"; }  # PID KEY: VmRSS, VmHWM
+rollup() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/smaps_rollup"; }   # PID KEY: Pss, Anonymous...
+rss=$(status_kib "$door" VmRSS)
+hwm=$(status_kib "$door" VmHWM)
+anon=$(rollup "$door" Anonymous)  # its own: heap, stacks, relocated data
 sleep 1.5  # idle: the door gives its free heap back after 1 s without a connection (egress/door_serve.cpp)
-idle_rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$door/status")
-idle_anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$door/smaps_rollup")
+idle_rss=$(status_kib "$door" VmRSS)
+idle_anon=$(rollup "$door" Anonymous)
 sup=$(jq -r .supervisorPid "$state/bench/egress/door.state")
-sup_anon=$(awk '/^Anonymous:/ {print $2}' "/proc/$sup/smaps_rollup")  # the door's supervisor, per container too
+sup_anon=$(rollup "$sup" Anonymous)  # the door's supervisor, per container too
 "${R[@]}" delete --force bench >/dev/null 2>&1
 
 # ---- N doors at once: what each further door costs the host. VmRSS counts the binary's pages whole
@@ -126,7 +128,6 @@ wait_gone() {  # CGROUP: until the processes in it (doors, supervisors of delete
   echo "bench/egress.sh: processes left in $1: $(tr '\n' ' ' <"$1/cgroup.procs")" >&2
   return 1
 }
-rollup() { awk -v k="$2" '$1 == k":" {print $2}' "/proc/$1/smaps_rollup"; }
 many() {  # KIND K ROUND: K containers at once under policy KIND; appends a line to $tmp/many-KIND-K
   local kind=$1 k=$2 cg=$memcg/$1-$2-$3 i pid pids=() h0 a0 c0 h1 a1 c1 cgd
   mkdir "$cg"
@@ -151,8 +152,8 @@ many() {  # KIND K ROUND: K containers at once under policy KIND; appends a line
   for ((i = 0; i < k; i++)); do
     [ "$kind" = door ] || continue
     dpid=$(jq -r .pid "$state/m$i/egress/door.state")
-    rss=$((rss + $(awk '/^VmRSS:/ {print $2}' "/proc/$dpid/status")))
-    sup_rss=$((sup_rss + $(awk '/^VmRSS:/ {print $2}' "/proc/$(jq -r .supervisorPid "$state/m$i/egress/door.state")/status")))
+    rss=$((rss + $(status_kib "$dpid" VmRSS)))
+    sup_rss=$((sup_rss + $(status_kib "$(jq -r .supervisorPid "$state/m$i/egress/door.state")" VmRSS)))
     door_priv=$((door_priv + $(rollup "$dpid" Private_Clean) + $(rollup "$dpid" Private_Dirty)))
   done
   for pid in "${pids[@]}"; do
@@ -232,7 +233,7 @@ out=$repo/bench/results/egress.md
   echo "that only it touched count as its private pages; with N, those are shared."
   echo
   cm() {  # FILE COLUMN: the median of the rounds, in MiB
-    awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR] = $1} END { printf "%.2f", ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1024 }'
+    awk -v m="$(median <(awk -v c="$2" '{print $c}' "$1"))" 'BEGIN { printf "%.2f", m / 1024 }'
   }
   cr() {  # FILE COLUMN: the range of the rounds, in MiB
     awk -v c="$2" '{print $c}' "$1" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END { printf "%.2f to %.2f", lo / 1024, hi / 1024 }'
