@@ -5,7 +5,6 @@
 #define BOOST_TEST_MODULE kms_client_binding
 #include <boost/test/unit_test.hpp>
 
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -18,14 +17,13 @@
 #include "kms/client.hpp"
 #include "kms/config.hpp"
 #include "temp_dir.hpp"
+#include "tls_pair.hpp"
 
 using namespace sh;
 
 namespace {
 
-struct IgnoreSigpipe {
-  IgnoreSigpipe() { ::signal(SIGPIPE, SIG_IGN); }
-};
+using test::IgnoreSigpipe;
 BOOST_TEST_GLOBAL_FIXTURE(IgnoreSigpipe);
 
 // A stand-in KMS on a UNIX socket presenting `leaf`: one connection, the door's leaf of
