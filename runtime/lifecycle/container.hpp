@@ -45,6 +45,9 @@ struct CreateOptions {
   bool no_pivot = false;
   bool no_new_keyring = false;
   unsigned preserve_fds = 0;
+  // run and policy learn start at once, still under create's lock: init then takes `start` over
+  // the sync socket it already has (Created::init_sock) and no start.sock is made.
+  bool start_at_once = false;
   const Restoring* restoring = nullptr;  // restore: CRIU brings the processes back instead of clone3
   // policy learn (learn.hpp): record the run with the recording filter, loaded after every other
   // bound, under `learn_floor` (--from without the sections being learned) instead of --policy.

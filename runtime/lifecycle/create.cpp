@@ -503,7 +503,8 @@ Result<Init> clone_init(Making& m, const ContainerDir& dir) {
   oci::Config& c = m.c();
   const ns::Plan& plan = m.plan;
   const policy::Extension* ext = m.x();
-  Fd listener = TRY(listen_start_socket(dir));
+  Fd listener;
+  if (!o.start_at_once) listener = TRY(listen_start_socket(dir));
   int sp[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return sys_error("socketpair");
   Fd parent_sock(sp[0]), child_sock(sp[1]);
@@ -779,6 +780,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     TRYV(wait_ready(m, init, undo));
     out.launched.pid = m.rec.pid;
     out.launched.pidfd = std::move(init.pidfd);
+    if (o.start_at_once) out.init_sock = std::move(init.sock);
   }
   TRYV(save_state(m, dir));
   TRYV(start_wall_clock(m, dir));

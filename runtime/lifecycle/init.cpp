@@ -251,6 +251,11 @@ void init_main(const InitContext& ctx) {
   if (!prep) die(ctx.sync_fd, prep.error());
   ::prctl(PR_SET_PDEATHSIG, 0);
   if (auto r = sync::send(ctx.sync_fd, sync::Msg::ready); !r) _exit(1);
+  if (ctx.listen_fd < 0) {
+    // run: the runtime sends `start` on the socket it set us up over (EOF if it died first).
+    auto r = finish(ctx, *prep, ctx.sync_fd);
+    die(ctx.sync_fd, r.error());
+  }
   ::close(ctx.sync_fd);
 
   // The start barrier: `start` connects here. A failed peer (closed before sending) is ignored.

@@ -1,6 +1,7 @@
 // The container's init: the child of clone3 that sets up the container from inside,
 // reports `ready` over the sync socket, waits on the start barrier (a listening unix
-// socket in the state dir), and on `start` applies the last bounds and execs the process.
+// socket in the state dir, or for run the sync socket itself), and on `start` applies the last
+// bounds and execs the process.
 #pragma once
 #include <string>
 #include <utility>
@@ -25,7 +26,7 @@ struct InitContext {
   std::string id;
   std::string rootfs;
   int sync_fd = -1;      // socketpair end to the runtime
-  int listen_fd = -1;    // start barrier
+  int listen_fd = -1;    // start barrier; -1: `start` comes over sync_fd (run)
   int console_fd = -1;   // --console-socket connection, or -1
   bool no_pivot = false;
   bool no_new_keyring = false;

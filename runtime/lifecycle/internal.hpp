@@ -24,10 +24,11 @@ Poststart poststart_of(oci::Config& c);  // moves the hooks out of c
 // the poststart hooks of the config it has in memory; without them the saved config is read
 // if the record says it has poststart hooks.
 // `learning` (policy learn): called with init's announcement of its recording listener (the
-// fd's number), before init can go on to execve.
+// fd's number), before init can go on to execve. `init_sock`: the sync socket of a create with
+// start_at_once, where `start` goes instead of start.sock.
 using ListenerHook = std::function<Result<void>(const std::string& fd_number)>;
 Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart = nullptr,
-                          const ListenerHook* learning = nullptr);
+                          const ListenerHook* learning = nullptr, int init_sock = -1);
 // create, for run: the bundle it already loaded (or none), and what start needs afterwards:
 // the container's dir still locked, its record, the config's poststart hooks.
 struct Created {
@@ -35,6 +36,7 @@ struct Created {
   ContainerDir dir;
   Record rec;
   Poststart poststart;
+  Fd init_sock;  // CreateOptions::start_at_once: the sync socket init waits for `start` on
 };
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded);
 // The one undo of a container, for `delete` and for a create that failed, in this order:

@@ -67,6 +67,7 @@ Result<LearnRun> learn_run(const Globals& g, const LearnOptions& lo) {
   o.id = "learn-" + std::to_string(::getpid());
   o.bundle = lo.bundle;
   o.learn = true;
+  o.start_at_once = true;
   o.learn_floor = std::make_shared<const policy::Policy>(policy::recording_floor(lo.from.value_or(policy::Policy{})));
   Created made = TRY(create_container(g, o, std::nullopt));
   struct Removed {
@@ -91,7 +92,7 @@ Result<LearnRun> learn_run(const Globals& g, const LearnOptions& lo) {
     });
     return {};
   };
-  TRYV(start_locked(made.dir, made.rec, &made.poststart, &take));
+  TRYV(start_locked(made.dir, made.rec, &made.poststart, &take, made.init_sock.get()));
   made.dir = ContainerDir();  // unlock: kill needs the lock
   if (!recording.rec) return fail("policy learn: init started without announcing its recording listener");
 

@@ -60,6 +60,7 @@ Result<int> wait_forwarding(const Launched& l) {
 Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool keep) {
   TRYV(check_preserved_fds(opts.preserve_fds));  // before the console socketpair below
   CreateOptions o = opts;
+  o.start_at_once = true;
   // A terminal with nobody to hand the pty to: take it ourselves (as runc does).
   Fd ours, theirs;
   // Parsed once: create takes this bundle (a bad one is loaded again there, for its error).
@@ -85,7 +86,7 @@ Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool k
     master = std::move(*m);
   }
   // Still under create's lock, with the record and the hooks in memory: nothing to re-read.
-  if (auto r = start_locked(made.dir, made.rec, &made.poststart); !r) {
+  if (auto r = start_locked(made.dir, made.rec, &made.poststart, nullptr, made.init_sock.get()); !r) {
     made.dir = ContainerDir();  // remove takes the lock again
     (void)remove(g, o.id, true);
     return fail(r.error());

@@ -26,9 +26,8 @@ Result<oci::Config> load_saved_config(const ContainerDir& dir) {
 
 namespace {
 
-// Release init's barrier: connect to its start socket and send the state. Returns what init
-// answered (nothing when it exec'd), or the transport error.
-Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Record& rec, const ListenerHook* learning) {
+// init's start socket, connected (and unlinked: one start only).
+Result<Fd> connect_start_socket(ContainerDir& dir, const Record& rec) {
   Fd sock(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!sock) return sys_error("start socket");
   struct sockaddr_un addr{};
@@ -39,13 +38,21 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
     return sys_error("start container " + rec.id + ": connect to init");
   fault::point("start.connected");
   ::unlinkat(dir.fd(), "start.sock", 0);
-  TRYV(sync::send(sock.get(), sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
+  return sock;
+}
+
+// Release init's barrier: send the state over `sock` (init's start socket, or the sync socket
+// of a create that starts at once). Returns what init answered (nothing when it exec'd), or the
+// transport error.
+Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Record& rec, int sock,
+                                                  const ListenerHook* learning) {
+  TRYV(sync::send(sock, sync::Msg::start, oci::hook_state_json(to_state(rec, Status::created))));
   fault::point("start.sent");
   // init closes the socket by exec'ing (CLOEXEC); anything it sends but a seccomp notify fd
   // on the way (for listenerPath, named by the saved config) is an error, and but a recording
   // run's announcement of its listener, which the recorder takes before init goes on.
   for (;;) {
-    auto m = TRY(recv_serving_listener(sock.get(), [&]() -> Result<ListenerTarget> {
+    auto m = TRY(recv_serving_listener(sock, [&]() -> Result<ListenerTarget> {
       return listener_of(TRY(load_saved_config(dir)), to_state(rec, Status::created), rec.pid);
     }));
     if (!m || !learning || m->type != sync::Msg::listener) return m;
@@ -58,13 +65,18 @@ Result<std::optional<sync::Message>> release_init(ContainerDir& dir, const Recor
 
 }  // namespace
 
-Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart, const ListenerHook* learning) {
+Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart, const ListenerHook* learning,
+                          int init_sock) {
   Status s = status_of(rec);
   TRYV(rules::can_start(rec.id, s));
   // Opened first: a kill that came just before our lock may have init dying still, and then
   // the socket refuses or resets. That is the state error, not a runtime failure.
   Fd init = init_pidfd(rec);
-  auto m = release_init(dir, rec, learning);
+  Fd connected;
+  auto m = [&]() -> Result<std::optional<sync::Message>> {
+    if (init_sock < 0) connected = TRY(connect_start_socket(dir, rec));
+    return release_init(dir, rec, init_sock < 0 ? connected.get() : init_sock, learning);
+  }();
   if (!m) {
     if (!init || proc::exits_within(init.get(), std::chrono::seconds(2)))
       return fail("cannot start container " + rec.id + ": it is stopped, not created");
