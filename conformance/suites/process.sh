@@ -377,7 +377,40 @@ case_fds_closed() {
   assert_match "$fds" '^0 1 2 ([0-9]+ )?$' "open fds in the container"
 }
 
+# The session keyring: a new one per container, never one found by name. runc and crun join
+# "_ses.<id>", which first looks for an existing keyring of that name the caller may search: one
+# planted in advance under a container's id (here in root's user keyring) is joined, and shared
+# with whoever planted it. Ours makes an anonymous one (docs/intended-differences.md).
+PLANTED=""
+revoke_planted() { [ -z "$PLANTED" ] || "$TMP/keyring" revoke "$PLANTED" 2>/dev/null; PLANTED=""; }
+case_session_keyring_new() {
+  local tool b id host got
+  known_fail runc crun  # both join "_ses.<id>" by name
+  tool=$(static_tool keyring.c)
+  b=$(new_bundle b /keyring show)
+  cp "$tool" "$b/rootfs/keyring"
+  id=$(newid k)
+  trap revoke_planted EXIT
+  PLANTED=$("$tool" plant "_ses.$id") || { fail "could not plant a keyring named _ses.$id"; return; }
+  # Control: a join by that name gets the planted keyring, as a runtime naming it would.
+  assert_eq "$PLANTED _ses.$id" "$("$tool" join "_ses.$id")" "control: join by name finds the planted keyring"
+  host=$("$tool" show)
+  run_in "$b" "$id"
+  assert_rc 0 "keyring show in the container"
+  got=${OUT%% *}
+  [[ "$got" =~ ^[0-9]+$ ]] || fail "no session keyring serial from inside: $OUT $ERR"
+  assert_ne "$PLANTED" "$got" "the container's session keyring is not the one planted under its name"
+  assert_ne "${host%% *}" "$got" "the container's session keyring is not the caller's"
+  [[ "${OUT#* }" == _ses* ]] || fail "the container's session keyring is a session keyring: $OUT"
+  # --no-new-keyring keeps the caller's: the probe sees a shared keyring when there is one.
+  b=$(new_bundle b2 /keyring show)
+  cp "$tool" "$b/rootfs/keyring"
+  run_in "$b" "$(newid k2)" --no-new-keyring
+  assert_eq "$host" "$OUT" "--no-new-keyring: the caller's session keyring"
+  revoke_planted
+}
 tcase "args are passed verbatim" case_args
+tcase "session keyring: a new anonymous one, not one planted under the container's name" case_session_keyring_new
 tcase "args[0] is looked up in the container's PATH" case_args_path_lookup
 tcase "env is exactly the configured one" case_env
 tcase "HOME from the container's /etc/passwd when the env has none" case_home_from_passwd

@@ -104,10 +104,14 @@ Result<void> setup_uts(const oci::Config& c) {
   return {};
 }
 
+// A new anonymous session keyring, not the caller's. runc and crun name theirs "_ses.<id>", but
+// joining by name first searches every named keyring of the user namespace (one per running
+// container: O(containers) per create) and joins an existing one of that name if the caller may
+// search it, which a keyring made in advance under a container's name could exploit. Anonymous
+// is always new. docs/intended-differences.md lists it.
 Result<void> join_session_keyring(const InitContext& ctx) {
   if (ctx.no_new_keyring) return {};
-  std::string name = "_ses." + ctx.id;
-  if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name.c_str()) < 0 && errno != ENOSYS && errno != EPERM &&
+  if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS && errno != EPERM &&
       errno != EACCES)
     return sys_error("join session keyring");
   return {};
