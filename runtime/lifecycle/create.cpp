@@ -59,7 +59,7 @@ namespace {
 
 // The initial user namespace maps every id to itself: "0 0 4294967295". A map it cannot read
 // (no /proc) says no: what needs host root is then refused, never granted on a guess.
-bool in_initial_userns() {
+bool read_in_initial_userns() {
   auto m = read_file("/proc/self/uid_map", 4096);
   if (!m) return false;
   std::string_view v = *m;
@@ -68,6 +68,13 @@ bool in_initial_userns() {
   unsigned long a = 1, b = 1, n = 0;
   return std::sscanf(line.c_str(), "%lu %lu %lu", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295ul &&
          (nl == std::string_view::npos || v.substr(nl + 1).empty());
+}
+
+// Read once a process: the runtime never changes its own user namespace (only helpers it
+// forks unshare one), and a create under a policy asked twice (the floor, then the resources).
+bool in_initial_userns() {
+  static const bool initial = read_in_initial_userns();
+  return initial;
 }
 
 // --rootless true|false|auto, as runc has it: auto is rootless for a caller whose euid is not 0,
