@@ -82,10 +82,14 @@ bool uid_has_processes(uint32_t uid) {
 
 namespace {
 
+// Looked at first and made only when missing: every create after a root's first finds both.
 Result<void> ensure_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
   struct stat st {};
-  if (::lstat(path.c_str(), &st) < 0) return sys_error("stat " + path);
+  if (::lstat(path.c_str(), &st) < 0) {
+    if (errno != ENOENT) return sys_error("stat " + path);
+    if (::mkdir(path.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
+    if (::lstat(path.c_str(), &st) < 0) return sys_error("stat " + path);
+  }
   if (!S_ISDIR(st.st_mode)) return fail(path + ": not a directory");
   return {};
 }
