@@ -288,14 +288,15 @@ bool no_limits(const oci::Resources& r) {
 
 // Spawn the wall-clock watchdog over every hierarchy's cgroup.procs; it leaves its record in
 // the state dir when it fires (watchdog_record.hpp).
-Result<void> start_watchdog(const Record& rec, const ContainerDir& dir, const cgroups::Cgroup& cg, uint64_t seconds) {
+Result<void> start_watchdog(const Record& rec, const ContainerDir& dir, const cgroups::Cgroup& cg, uint64_t seconds,
+                            int init_pidfd) {
   std::vector<std::string> procs;
   for (auto& [ctrl, mnt] : cg.layout().v1_mounts) procs.push_back(mnt + rec.cgroup_path + "/cgroup.procs");
   if (!cg.layout().unified_mount.empty()) procs.push_back(cg.layout().unified_mount + rec.cgroup_path + "/cgroup.procs");
   std::error_code ec;
   auto record = std::filesystem::absolute(dir.path() + "/" + kWatchdogFiredFile, ec);
   if (ec) return sys_error("wall-clock watchdog: the absolute path of " + dir.path(), ec.value());
-  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds, record.string()));
+  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds, record.string(), init_pidfd));
   return {};
 }
 
@@ -696,10 +697,11 @@ Result<void> save_state(Making& m, const ContainerDir& dir) {
 
 // The clock runs from create (init's start): a Boundary outside the container that ends with it.
 // A restored container gets what it had left (restore refused one with nothing left).
-Result<void> start_wall_clock(Making& m, const ContainerDir& dir) {
+// `init_pidfd`: clone3's pidfd of init, or -1 (the watchdog then opens one and checks the pid).
+Result<void> start_wall_clock(Making& m, const ContainerDir& dir, int init_pidfd) {
   if (!m.ext || !m.ext->wall_clock_seconds || !m.cgroup) return {};
   uint64_t spent = (m.rec.wall_clock_spent_ms + 999) / 1000;
-  return start_watchdog(m.rec, dir, *m.cgroup, *m.ext->wall_clock_seconds - spent);
+  return start_watchdog(m.rec, dir, *m.cgroup, *m.ext->wall_clock_seconds - spent, init_pidfd);
 }
 
 // restore: in place of clone_init, hand_over and wait_ready, CRIU brings the processes back into
@@ -788,7 +790,8 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     out.launched.pidfd = std::move(init.pidfd);
   }
   TRYV(save_state(m, dir));
-  TRYV(start_wall_clock(m, dir));
+  // clone3's pidfd pins init itself; a restored init's was opened by pid: the watchdog checks it.
+  TRYV(start_wall_clock(m, dir, m.o.restoring ? -1 : out.launched.pidfd.get()));
   TRYV(start_denial_reader(m, dir));
   undo.armed = false;
   out.poststart = poststart_of(m.c());
