@@ -16,17 +16,27 @@
 namespace sh {
 namespace {
 
-Result<void> check_private(int fd, const std::string& what) {
-  struct stat st;
-  if (::fstat(fd, &st) < 0) return sys_error("stat " + what);
+Result<void> check_private(const struct stat& st, const std::string& what) {
   if (st.st_uid != ::geteuid()) return fail(what + ": owned by uid " + std::to_string(st.st_uid));
   if (st.st_mode & 077) return fail(what + ": open to group or others");
   return {};
 }
 
+Result<void> check_private(int fd, const std::string& what) {
+  struct stat st;
+  if (::fstat(fd, &st) < 0) return sys_error("stat " + what);
+  return check_private(st, what);
+}
+
+// Opened first and made only when missing: once a root has its caches (every create after its
+// first), that is one system call rather than a mkdirat that fails EEXIST and then the open.
 Result<Fd> private_dir(int parent, const std::string& name, const std::string& path) {
-  if (::mkdirat(parent, name.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("create " + path);
-  Fd d(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  Fd d(::openat(parent, name.c_str(), flags));
+  if (!d && errno == ENOENT) {
+    if (::mkdirat(parent, name.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("create " + path);
+    d = Fd(::openat(parent, name.c_str(), flags));
+  }
   if (!d) return sys_error("open " + path);
   TRYV(check_private(d.get(), path));
   return d;
@@ -46,7 +56,7 @@ Result<std::string> read_private(int dir, const std::string& name, size_t limit)
   struct stat st;
   if (::fstat(fd.get(), &st) < 0) return sys_error("stat " + name);
   if (!S_ISREG(st.st_mode)) return fail(name + ": not a regular file");
-  TRYV(check_private(fd.get(), name));
+  TRYV(check_private(st, name));  // the same stat: the fd is the file read below
   return read_fd(fd.get(), name, limit);
 }
 

@@ -59,7 +59,7 @@ namespace {
 
 // The initial user namespace maps every id to itself: "0 0 4294967295". A map it cannot read
 // (no /proc) says no: what needs host root is then refused, never granted on a guess.
-bool in_initial_userns() {
+bool read_in_initial_userns() {
   auto m = read_file("/proc/self/uid_map", 4096);
   if (!m) return false;
   std::string_view v = *m;
@@ -68,6 +68,13 @@ bool in_initial_userns() {
   unsigned long a = 1, b = 1, n = 0;
   return std::sscanf(line.c_str(), "%lu %lu %lu", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295ul &&
          (nl == std::string_view::npos || v.substr(nl + 1).empty());
+}
+
+// Read once a process: the runtime never changes its own user namespace (only helpers it
+// forks unshare one), and a create under a policy asked twice (the floor, then the resources).
+bool in_initial_userns() {
+  static const bool initial = read_in_initial_userns();
+  return initial;
 }
 
 // --rootless true|false|auto, as runc has it: auto is rootless for a caller whose euid is not 0,
@@ -281,14 +288,15 @@ bool no_limits(const oci::Resources& r) {
 
 // Spawn the wall-clock watchdog over every hierarchy's cgroup.procs; it leaves its record in
 // the state dir when it fires (watchdog_record.hpp).
-Result<void> start_watchdog(const Record& rec, const ContainerDir& dir, const cgroups::Cgroup& cg, uint64_t seconds) {
+Result<void> start_watchdog(const Record& rec, const ContainerDir& dir, const cgroups::Cgroup& cg, uint64_t seconds,
+                            int init_pidfd) {
   std::vector<std::string> procs;
   for (auto& [ctrl, mnt] : cg.layout().v1_mounts) procs.push_back(mnt + rec.cgroup_path + "/cgroup.procs");
   if (!cg.layout().unified_mount.empty()) procs.push_back(cg.layout().unified_mount + rec.cgroup_path + "/cgroup.procs");
   std::error_code ec;
   auto record = std::filesystem::absolute(dir.path() + "/" + kWatchdogFiredFile, ec);
   if (ec) return sys_error("wall-clock watchdog: the absolute path of " + dir.path(), ec.value());
-  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds, record.string()));
+  TRYC("wall-clock watchdog", spawn_watchdog(rec.pid, rec.start_time, procs, seconds, record.string(), init_pidfd));
   return {};
 }
 
@@ -690,10 +698,11 @@ Result<void> save_state(Making& m, const ContainerDir& dir) {
 
 // The clock runs from create (init's start): a Boundary outside the container that ends with it.
 // A restored container gets what it had left (restore refused one with nothing left).
-Result<void> start_wall_clock(Making& m, const ContainerDir& dir) {
+// `init_pidfd`: clone3's pidfd of init, or -1 (the watchdog then opens one and checks the pid).
+Result<void> start_wall_clock(Making& m, const ContainerDir& dir, int init_pidfd) {
   if (!m.ext || !m.ext->wall_clock_seconds || !m.cgroup) return {};
   uint64_t spent = (m.rec.wall_clock_spent_ms + 999) / 1000;
-  return start_watchdog(m.rec, dir, *m.cgroup, *m.ext->wall_clock_seconds - spent);
+  return start_watchdog(m.rec, dir, *m.cgroup, *m.ext->wall_clock_seconds - spent, init_pidfd);
 }
 
 // restore: in place of clone_init, hand_over and wait_ready, CRIU brings the processes back into
@@ -783,7 +792,8 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
     if (o.start_at_once) out.init_sock = std::move(init.sock);
   }
   TRYV(save_state(m, dir));
-  TRYV(start_wall_clock(m, dir));
+  // clone3's pidfd pins init itself; a restored init's was opened by pid: the watchdog checks it.
+  TRYV(start_wall_clock(m, dir, m.o.restoring ? -1 : out.launched.pidfd.get()));
   TRYV(start_denial_reader(m, dir));
   undo.armed = false;
   out.poststart = poststart_of(m.c());

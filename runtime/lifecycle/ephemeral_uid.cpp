@@ -44,34 +44,40 @@ void ids_in(const char* path, std::set<uint32_t>& out) {
 
 namespace {
 
-// The probe's processes share our memory and run on stacks of their own (clone with
-// CLONE_VM|CLONE_VFORK: we are suspended until they exit), so no page table is copied: two forks
-// of the runtime were ~0.3 ms of a harsh run. Only raw system calls in them.
-int probe_leaf(void*) { ::syscall(SYS_exit, 0); return 0; }
+// The probe shares our memory and runs on a stack of its own (clone with CLONE_VM|CLONE_VFORK:
+// we are suspended until it exits), so no page table is copied. Only raw system calls in it.
+//
+// It asks the kernel's per-user process count (RLIMIT_NPROC's) through execve's own check, so
+// that no second process is made: set*uid() to a user already at its limit sets
+// PF_NPROC_EXCEEDED, and execve() then fails EAGAIN at its very start while the user is still
+// over the limit (fs/exec.c, before the file is even looked up). With a soft limit of 0 at the
+// setresuid, the flag is set when any other task has the uid (kernels before 5.17 set it
+// always, counting with >=); with the soft limit then raised to 1, the execve recheck fails
+// exactly when a task besides the probe itself counts against the uid. Flags execveat refuses
+// (EINVAL, checked after that) make sure nothing can ever be executed: EAGAIN is "taken",
+// EINVAL "free", anything else cannot tell (taken).
+constexpr long kNoSuchExecFlags = 0x40000000;
 
 int probe_as_uid(void* arg) {
   uint32_t uid = *static_cast<uint32_t*>(arg);
+  struct rlimit none = {0, 1};
+  if (::syscall(SYS_prlimit64, 0, RLIMIT_NPROC, &none, nullptr) < 0) ::syscall(SYS_exit, 2);
   if (::syscall(SYS_setresuid, uid, uid, uid) < 0) ::syscall(SYS_exit, 2);
-  struct rlimit two = {2, 2};
-  if (::syscall(SYS_prlimit64, 0, RLIMIT_NPROC, &two, nullptr) < 0) ::syscall(SYS_exit, 2);
-  alignas(16) char stack[4096];
-  long probe = ::clone(probe_leaf, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
-  if (probe < 0) ::syscall(SYS_exit, errno == EAGAIN ? 1 : 2);
-  while (::syscall(SYS_wait4, probe, nullptr, 0, nullptr) < 0 && errno == EINTR) {
-  }
-  ::syscall(SYS_exit, 0);
+  struct rlimit one = {1, 1};
+  if (::syscall(SYS_prlimit64, 0, RLIMIT_NPROC, &one, nullptr) < 0) ::syscall(SYS_exit, 2);
+  char* const nothing[] = {nullptr};
+  long r = ::syscall(SYS_execveat, AT_FDCWD, "/", nothing, nothing, kNoSuchExecFlags);
+  ::syscall(SYS_exit, r < 0 && errno == EINVAL ? 0 : r < 0 && errno == EAGAIN ? 1 : 2);
   return 0;
 }
 
 }  // namespace
 
 // Whether any task on the host has `uid` as its real uid, asked of the kernel's per-user process
-// count (RLIMIT_NPROC's): a child takes the uid (losing every capability, so the limit applies),
-// lowers RLIMIT_NPROC to 2 and starts one process. That fails with EAGAIN exactly when some task
-// besides the child itself counts against the uid. Two process creations instead of reading the
-// status file of every process (17-33 us each here: bench/results/profile.md #3).
+// count by one short-lived child (probe_as_uid above) instead of reading the status file of
+// every process (17-33 us each here: bench/results/profile.md #3).
 bool uid_has_processes(uint32_t uid) {
-  alignas(16) char stack[32768];
+  alignas(16) char stack[16384];
   pid_t pid = ::clone(probe_as_uid, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &uid);
   if (pid < 0) return true;  // cannot tell: treat as taken
   int status = 0;
@@ -82,10 +88,14 @@ bool uid_has_processes(uint32_t uid) {
 
 namespace {
 
+// Looked at first and made only when missing: every create after a root's first finds both.
 Result<void> ensure_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
   struct stat st {};
-  if (::lstat(path.c_str(), &st) < 0) return sys_error("stat " + path);
+  if (::lstat(path.c_str(), &st) < 0) {
+    if (errno != ENOENT) return sys_error("stat " + path);
+    if (::mkdir(path.c_str(), 0700) < 0 && errno != EEXIST) return sys_error("mkdir " + path);
+    if (::lstat(path.c_str(), &st) < 0) return sys_error("stat " + path);
+  }
   if (!S_ISDIR(st.st_mode)) return fail(path + ": not a directory");
   return {};
 }

@@ -110,36 +110,37 @@ std::vector<exec_allowlist::Hashed> hash_pins(const std::string& state_root, con
   Fd dir;
   bool dir_tried = false;
   for (const auto& pin : pins) {
-    // O_PATH first: a device or FIFO named like a pin is never opened for reading.
+    // O_PATH first: a device or FIFO named like a pin is never opened for reading. Its stat and
+    // file system are the lookup's; the file is opened for reading only to be hashed.
     auto path = rootfs::open_in_root(root.get(), pin.path, O_PATH, RESOLVE_NO_SYMLINKS);
     struct stat st;
     if (!path || ::fstat(path->get(), &st) < 0 || !S_ISREG(st.st_mode)) continue;
-    Fd f(::open(("/proc/self/fd/" + std::to_string(path->get())).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
-    struct stat now;
-    if (!f || ::fstat(f.get(), &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) continue;
-    exec_allowlist::Hashed h{now.st_dev, now.st_ino, now.st_size, now.st_mtim, now.st_ctim, {}};
+    exec_allowlist::Hashed h{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim, {}};
     // Changed too recently: a write in the same tick would not show. Init hashes it.
     if (!settled(h, started)) {
       log::debug("pin cache: " + pin.path + " changed less than a settle time ago: left to init");
       continue;
     }
-    bool keep = cacheable_fs(f.get());
+    bool keep = cacheable_fs(path->get());
     if (keep && !dir_tried) {
       if (auto d = open_private_cache(state_root, "pins")) dir = std::move(*d);
       dir_tried = true;
     }
-    std::string name = entry_name(now);
+    std::string name = entry_name(st);
     if (keep && dir) {
       // The name holds device and inode; the line holds what must not have changed since.
       if (auto c = cached(dir.get(), name)) {
         c->dev = h.dev;
         c->ino = h.ino;
-        if (exec_allowlist::same_object(now, *c)) {
+        if (exec_allowlist::same_object(st, *c)) {
           out.push_back(std::move(*c));
           continue;
         }
       }
     }
+    Fd f(::open(("/proc/self/fd/" + std::to_string(path->get())).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    struct stat now;
+    if (!f || ::fstat(f.get(), &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) continue;
     auto sha = exec_allowlist::sha256_fd(f.get(), "exec allowlist: " + pin.path);
     struct stat after;
     // Changed while we read it: leave it to init.

@@ -34,6 +34,7 @@ constexpr uint64_t kMaxSeconds = uint64_t(1) << 32;  // a deadline in ns stays f
 // Everything the watchdog needs, laid out before the clone in one private mapping.
 struct Job {
   pid_t init_pid;
+  int init_pidfd;       // the runtime's pidfd of init (its number in our copy of the fd table), or -1
   uint64_t start_time;  // in clock ticks, to check the pid
   uint64_t started_ns;  // the same in CLOCK_BOOTTIME ns: the limit counts from it
   uint64_t seconds;
@@ -95,16 +96,17 @@ char* put(char* p, const char* s) {
   for (;;) raw(SYS_exit, code);
 }
 
-// Stdio on /dev/null, every other fd closed, every signal blocked, a session of its own (a
-// terminal's ^C is not for us), cwd "/".
-void detach() {
+// Stdio on /dev/null, every other fd but `keep` closed, every signal blocked, a session of its
+// own (a terminal's ^C is not for us), cwd "/".
+void detach(int keep) {
   raw(SYS_prctl, PR_SET_NAME, long("sharness-wdog"));
   uint64_t all = ~uint64_t(0);
   raw(SYS_rt_sigprocmask, SIG_SETMASK, long(&all), 0, sizeof all);
   long null = raw_open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0)
     for (int fd = 0; fd < 3; ++fd) raw(SYS_dup3, null, fd, 0);
-  raw(SYS_close_range, 3, long(~0u), 0);
+  if (keep > 3) raw(SYS_close_range, 3, keep - 1, 0);
+  raw(SYS_close_range, keep >= 3 ? keep + 1 : 3, long(~0u), 0);
   raw(SYS_setsid);
   if (raw(SYS_chdir, long("/")) < 0) leave(1);
 }
@@ -203,11 +205,14 @@ uint64_t boottime_ns() {
 
 int watch(void* arg) {
   Job& j = *static_cast<Job*>(arg);
-  detach();
-  long pidfd = raw(SYS_pidfd_open, j.init_pid, 0);
-  if (pidfd < 0) leave(0);  // already gone
-  // The pidfd pins one process; check it is the container's init and not a recycled pid.
-  if (!init_is(j)) leave(0);
+  detach(j.init_pidfd);
+  long pidfd = j.init_pidfd;
+  if (pidfd < 0) {
+    pidfd = raw(SYS_pidfd_open, j.init_pid, 0);
+    if (pidfd < 0) leave(0);  // already gone
+    // The pidfd pins one process; check it is the container's init and not a recycled pid.
+    if (!init_is(j)) leave(0);
+  }
   long timer = raw(SYS_timerfd_create, CLOCK_BOOTTIME, TFD_CLOEXEC);
   if (timer < 0) leave(2);
   // From init's start, not from now: the time create took after the clone is the container's.
@@ -236,7 +241,7 @@ int watch(void* arg) {
 }  // namespace
 
 Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vector<std::string> cgroup_procs_files,
-                             uint64_t seconds, const std::string& record_path) {
+                             uint64_t seconds, const std::string& record_path, int init_pidfd) {
   if (init_pid <= 0) return fail("watchdog: bad init pid " + std::to_string(init_pid));
   if (seconds == 0) return fail("watchdog: a wall-clock limit of 0 seconds");
   if (seconds > kMaxSeconds) return fail("watchdog: a wall-clock limit of " + std::to_string(seconds) + " seconds");
@@ -253,6 +258,7 @@ Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vect
   // Stack at the bottom (it grows down from kStackSize), the job above it.
   Job* j = new (static_cast<char*>(mem) + kStackSize) Job{};
   j->init_pid = init_pid;
+  j->init_pidfd = init_pidfd >= 3 ? init_pidfd : -1;  // 0-2 become /dev/null in the watchdog
   j->start_time = init_start_time;
   j->started_ns = init_start_time * (1'000'000'000u / uint64_t(tick));
   j->seconds = seconds;

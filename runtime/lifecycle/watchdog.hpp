@@ -25,8 +25,10 @@ namespace sh::lifecycle {
 // on cgroup v2, the sibling cgroup.kill is used when present (no pid-reuse window).
 // `record_path` (absolute, or empty for none): where it leaves watchdog_record.hpp's record
 // when it fires, before the kill.
+// `init_pidfd` (or -1): a pidfd the caller holds of that very init (clone3's CLONE_PIDFD); the
+// watchdog keeps its copy of it instead of opening one by pid and checking the start time.
 // Returns the watchdog's pid.
 Result<pid_t> spawn_watchdog(pid_t init_pid, uint64_t init_start_time, std::vector<std::string> cgroup_procs_files,
-                             uint64_t seconds, const std::string& record_path);
+                             uint64_t seconds, const std::string& record_path, int init_pidfd = -1);
 
 }  // namespace sh::lifecycle

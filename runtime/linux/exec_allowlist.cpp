@@ -16,15 +16,15 @@ namespace sh::exec_allowlist {
 
 namespace {
 
-// Bind the object `fd` refers to read-only over `path` (whose O_PATH fd is `target`).
-Result<void> bind_readonly(int fd, int target, const std::string& path) {
+// Bind the object `fd` refers to read-only over itself, where `fd` was opened (`path`).
+Result<void> bind_readonly(int fd, const std::string& path) {
   Fd tree(::open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
   if (!tree) return sys_error("exec allowlist: " + path + ": open_tree");
   struct mount_attr a = {};
   a.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
   if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &a, sizeof a) < 0)
     return sys_error("exec allowlist: " + path + ": make the bind read-only");
-  if (::move_mount(tree.get(), "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  if (::move_mount(tree.get(), "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return sys_error("exec allowlist: " + path + ": bind over itself");
   return {};
 }
@@ -58,8 +58,8 @@ Result<void> pin_one(int root, const policy::Pin& pin, std::span<const Hashed> k
   if (got != pin.sha256)
     return fail(what + ": SHA-256 is " + got + ", the policy pins " + pin.sha256 +
                 "; if this build is the one to trust, refresh the pin: " + kRepinCommand);
-  Fd target = TRY(rootfs::open_in_root(root, pin.path, O_PATH, RESOLVE_NO_SYMLINKS));
-  TRYV(bind_readonly(fd.get(), target.get(), pin.path));
+  // Over the very file hashed (the fd's own path): no second lookup of the path to race with.
+  TRYV(bind_readonly(fd.get(), pin.path));
   // What the path names now must be the object hashed, seen through the new bind.
   Fd again = TRY(rootfs::open_in_root(root, pin.path, O_PATH, RESOLVE_NO_SYMLINKS));
   struct stat now;

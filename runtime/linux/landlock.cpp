@@ -103,10 +103,13 @@ Result<Fd> open_rule_path(int root_fd, const std::string& path, bool canonical) 
 }
 
 Result<void> add_path_rule(int ruleset, int fd, uint64_t allowed, const std::string& path) {
-  struct stat st;
-  if (::fstat(fd, &st) < 0) return sys_error("landlock: stat \"" + path + "\"");
   // The kernel refuses directory-only rights on a file (EINVAL): keep what applies to one.
-  if (!S_ISDIR(st.st_mode)) allowed &= oci::kLandlockFileRights;
+  // Only a rule with such a right needs to know which it is (file rights fit both).
+  if (allowed & ~oci::kLandlockFileRights) {
+    struct stat st;
+    if (::fstat(fd, &st) < 0) return sys_error("landlock: stat \"" + path + "\"");
+    if (!S_ISDIR(st.st_mode)) allowed &= oci::kLandlockFileRights;
+  }
   if (!allowed) return {};
   PathBeneathAttr a{allowed, fd};
   if (sys_add_rule(ruleset, kRulePathBeneath, &a) < 0) return sys_error("landlock: add rule for \"" + path + "\"");
