@@ -62,12 +62,12 @@ Result<int> wait_forwarding(const Launched& l, DenialReader* denials) {
 namespace {
 
 // Init has exited. Without --keep the record is deleted next: what is queued now is read, nothing
-// is waited for. With --keep the record outlives the container and must be complete: what kauditd
+// is waited for (nor the kernel's lost counter asked). With --keep the record outlives the container and must be complete: what kauditd
 // still delivers (the reader's drain, 300 ms) is read by a process of its own, so that `run`
 // returns when init exits, as it did when a reader was forked at create. That fork costs what the
 // create-time one did, but only for run --keep; draining here would add 300 ms to each of those.
 void end_denials(DenialReader&& denials, bool keep) {
-  if (!keep) return denials.drain(0);
+  if (!keep) return denials.step(true);
   if (auto r = std::move(denials).fork_off(); !r) {
     log::warn("denials: the last records are read here: " + r.error().what());
     denials.drain(kDenialDrainMs);
