@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -209,6 +210,9 @@ Result<void> DenialReader::fork_off() && {
   if (child > 0) return {};  // our copies of the fds close with *this
   ::setsid();
   ::prctl(PR_SET_NAME, "sharness:denials");
+  sigset_t none;  // a foreground run forks it with the signals it forwards blocked
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd < 3; ++fd) ::dup3(null, fd, 0);
   // Every other fd closed, in the ranges between the three kept: a close per fd number was
