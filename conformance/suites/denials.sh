@@ -145,11 +145,24 @@ case_loss_reported() {
   run_to_end "$b" "$id"
   sleep 1.2  # the reader reads the lost counter every second
   python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
-  rec=$(denials "$id")
-  n=$(jq -c 'select(.kind == "denial")' <<<"$rec" | wc -l)
+  assert_loss "$(denials "$id")"
+  # The same in a foreground run --keep, whose runtime reads the record itself (and a reader of
+  # its own drains it at the end).
+  python3 "$AUDIT_CTL" set rate_limit 1
+  id=$(newid limited-fg)
+  run_in "$b" "$id" --keep
+  python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
+  assert_eq "0 done" "$RC $OUT" "run --keep's exit code and output"
+  assert_loss "$(denials "$id")"
+}
+
+# assert_loss RECORD: fewer than the 40 denials, and a loss line that says the rate limit, with a count.
+assert_loss() {
+  local n
+  n=$(jq -c 'select(.kind == "denial")' <<<"$1" | wc -l)
   [ "$n" -lt 40 ] || fail "the rate limit dropped nothing ($n denials): the case tests nothing"
-  assert_match "$(jq -r 'select(.kind == "loss") | .lost' <<<"$rec" | head -1)" '^[1-9][0-9]*$' "a loss line with a count"
-  assert_contains "$(jq -r 'select(.kind == "loss") | .detail' <<<"$rec")" "rate limit" "what the loss was"
+  assert_match "$(jq -r 'select(.kind == "loss") | .lost' <<<"$1" | head -1)" '^[1-9][0-9]*$' "a loss line with a count"
+  assert_contains "$(jq -r 'select(.kind == "loss") | .detail' <<<"$1")" "rate limit" "what the loss was"
 }
 
 # fg_run BUNDLE ID [RUN_ARGS...]: `run` in the foreground of a runtime call in this shell's
@@ -238,5 +251,5 @@ tcase "audit off: the record says Landlock denials are not recorded" case_audit_
 tcase "no policy: no record, and events --denials says so" case_no_record_without_policy
 tcase "foreground run: the runtime records denials itself, with or without a terminal" case_foreground_run_records
 tcase "foreground run: no reader process is forked (create has one)" case_foreground_run_forks_no_reader
-tcase "loss: records the kernel dropped (rate limit) are reported as loss, with a count" case_loss_reported
+tcase "loss: records the kernel dropped (rate limit) are reported as loss, with a count (create, foreground run)" case_loss_reported
 finish
