@@ -52,7 +52,7 @@ class DenialReader {
   // lost counter when it is due.
   void step(bool readable);
   // Init has exited: read what is queued until nothing more comes for `quiet_ms`, then end the
-  // record (events still missing their EOE, the lost counter). 0: only what is queued now.
+  // record (events still missing their EOE, the lost counter).
   void drain(int quiet_ms);
   // A process of its own (not our child once we exit: re-parented to the caller's subreaper)
   // reads until init exits, drains for what is still on its way through kauditd, and exits.

@@ -40,7 +40,8 @@ Result<int> wait_forwarding(const Launched& l, DenialReader* denials) {
   sigprocmask(SIG_BLOCK, &set, nullptr);
   Fd sfd(::signalfd(-1, &set, SFD_CLOEXEC));
   for (;;) {
-    struct pollfd p[3] = {{l.pidfd.get(), POLLIN, 0}, {sfd.get(), POLLIN, 0}, {denials ? denials->fd() : -1, POLLIN, 0}};
+    struct pollfd p[3] = {{l.pidfd.get(), POLLIN, 0}, {sfd.get(), POLLIN, 0},
+                          {denials ? denials->fd() : -1, POLLIN, 0}};
     int n = ::poll(p, 3, denials ? denials->tick_ms() : -1);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return sys_error("wait for container");
@@ -61,11 +62,12 @@ Result<int> wait_forwarding(const Launched& l, DenialReader* denials) {
 
 namespace {
 
-// Init has exited. Without --keep the record is deleted next: what is queued now is read, nothing
-// is waited for (nor the kernel's lost counter asked). With --keep the record outlives the container and must be complete: what kauditd
-// still delivers (the reader's drain, 300 ms) is read by a process of its own, so that `run`
-// returns when init exits, as it did when a reader was forked at create. That fork costs what the
-// create-time one did, but only for run --keep; draining here would add 300 ms to each of those.
+// Init has exited. Without --keep the record is deleted next: what is queued now is read, and
+// nothing is waited for (nor the kernel's lost counter asked). With --keep the record outlives
+// the container and must be complete: what kauditd still delivers (the reader's drain, 300 ms)
+// is read by a process of its own, so that `run` returns when init exits, as it did when a reader
+// was forked at create. That fork costs what the create-time one did, but only for run --keep;
+// draining here would add 300 ms of wall time to each of those.
 void end_denials(DenialReader&& denials, bool keep) {
   if (!keep) return denials.step(true);
   if (auto r = std::move(denials).fork_off(); !r) {
