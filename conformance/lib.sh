@@ -417,20 +417,24 @@ assert_nothing_left() {
   [ ! -e "$CASEDIR/.failed" ]
 }
 
-# find_watchdog ID: pid of the wall-clock watchdog of container ID (comm sharness-wdog, forked
-# from the runtime call whose command line names this suite's state dir and ID). Zombies have
-# an empty command line, so only a live watchdog is found.
-find_watchdog() {
+# find_forked COMM ID: pids of the live processes named COMM (as /proc/PID/comm has it: 15
+# characters at most) forked from a runtime call whose command line names this suite's state dir
+# and ID (a fork keeps its parent's command line). Zombies have an empty command line, so only a
+# live one is found.
+find_forked() {
   local p c comm
   for p in /proc/[0-9]*; do
     comm=""
     { read -r comm <"$p/comm"; } 2>/dev/null || continue
-    [ "$comm" = sharness-wdog ] || continue
+    [ "$comm" = "$1" ] || continue
     c=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
-    [[ " $c " == *" $STATE "* && " $c " == *" $1 "* ]] && echo "${p#/proc/}"
+    [[ " $c " == *" $STATE "* && " $c " == *" $2 "* ]] && echo "${p#/proc/}"
   done
   return 0
 }
+
+# find_watchdog ID: pid of the wall-clock watchdog of container ID (comm sharness-wdog).
+find_watchdog() { find_forked sharness-wdog "$1"; }
 
 # known_fail RUNTIME...: this case is known to fail on these runtimes (basename of the binary).
 # A failure is then reported as xfail and not counted as failed.

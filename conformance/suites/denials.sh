@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 HARSH=$SHARNESS_SOURCE_DIR/policies/harsh.json
+DENIALS=denials.jsonl
 RT_BASE=("${RT_EXTRA[@]}")
 audit_for_suite
 
@@ -144,16 +145,111 @@ case_loss_reported() {
   run_to_end "$b" "$id"
   sleep 1.2  # the reader reads the lost counter every second
   python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
-  rec=$(denials "$id")
-  n=$(jq -c 'select(.kind == "denial")' <<<"$rec" | wc -l)
+  assert_loss "$(denials "$id")"
+  # The same in a foreground run --keep, whose runtime reads the record itself (and a reader of
+  # its own drains it at the end).
+  python3 "$AUDIT_CTL" set rate_limit 1
+  id=$(newid limited-fg)
+  run_in "$b" "$id" --keep
+  python3 "$AUDIT_CTL" set rate_limit "$RATE_WAS"
+  assert_eq "0 done" "$RC $OUT" "run --keep's exit code and output"
+  assert_loss "$(denials "$id")"
+}
+
+# assert_loss RECORD: fewer than the 40 denials, and a loss line that says the rate limit, with a count.
+assert_loss() {
+  local n
+  n=$(jq -c 'select(.kind == "denial")' <<<"$1" | wc -l)
   [ "$n" -lt 40 ] || fail "the rate limit dropped nothing ($n denials): the case tests nothing"
-  assert_match "$(jq -r 'select(.kind == "loss") | .lost' <<<"$rec" | head -1)" '^[1-9][0-9]*$' "a loss line with a count"
-  assert_contains "$(jq -r 'select(.kind == "loss") | .detail' <<<"$rec")" "rate limit" "what the loss was"
+  assert_match "$(jq -r 'select(.kind == "loss") | .lost' <<<"$1" | head -1)" '^[1-9][0-9]*$' "a loss line with a count"
+  assert_contains "$(jq -r 'select(.kind == "loss") | .detail' <<<"$1")" "rate limit" "what the loss was"
+}
+
+# fg_run BUNDLE ID [RUN_ARGS...]: `run` in the foreground of a runtime call in this shell's
+# background (stdin /dev/null); $FG is its pid (timeout's).
+fg_run() {
+  local b=$1 id=$2
+  shift 2
+  _cgpath_for "$b" "$id" || return 1
+  rt run --bundle "$b" "$@" "$id" </dev/null >"$CASEDIR/$id.out" 2>"$CASEDIR/$id.err" &
+  FG=$!
+}
+
+# fg_wait ID: the foreground run $FG ended, with exit 0.
+fg_wait() {
+  local rc=0
+  wait "$FG" || rc=$?
+  assert_eq 0 "$rc" "run $1's exit code; its stderr: $(<"$CASEDIR/$1.err")"
+}
+
+# A foreground run reads the record itself while it waits for init: the denial is in the record
+# while the container still runs, the runtime holds the record open, and no reader process exists.
+# The last refusal, just before init exits, is there too (--keep: the record is drained).
+foreground_records() {
+  local b id pid rec
+  python3 "$AUDIT_CTL" set enabled 1
+  b=$(new_bundle "b-$1" sh -c 'unshare -m true; echo "unshare $?"; while [ ! -e /go ]; do sleep 0.05; done; unshare -m true; exit 0')
+  with_policy "$HARSH"
+  if [ "$1" = terminal ]; then
+    # harsh lets no terminal through (devices cgroup, Landlock): this one does, as run's pty proxy needs.
+    cfg "$b" '.process.terminal = true'
+    with_policy "$(derive harsh-tty '.devices += ["ptmx", "pts"] | .files["/dev/pts"] = ["read_file", "write_file", "ioctl_dev"]')"
+  fi
+  id=$(newid "fg-$1")
+  fg_run "$b" "$id" --keep
+  wait_grep "$STATE/$id/$DENIALS" '"syscall":"unshare"' 20
+  pid=$(find_forked sharness-runtim "$id")
+  [ -n "$pid" ] || fail "no runtime process found for run $id"
+  [ -n "$(find "/proc/$pid/fd" -lname "$STATE/$id/$DENIALS" 2>/dev/null)" ] ||
+    fail "run $id (pid $pid) does not hold its record open: someone else writes it"
+  assert_eq "" "$(find_forked sharness:denial "$id")" "a reader process beside the foreground run $id"
+  touch "$b/rootfs/go"
+  fg_wait "$id"
+  assert_contains "$(tr -d '\r' <"$CASEDIR/$id.out")" "unshare 1" "unshare -m under harsh"
+  rec=$(denials "$id")
+  assert_eq 2 "$(jq -c 'select(.kind == "denial" and .syscall == "unshare")' <<<"$rec" | wc -l)" \
+    "unshare denials in the record of run --keep (the second one just before init exits); the record: $rec"
+}
+
+case_foreground_run_records() {
+  ours_only
+  foreground_records plain
+  foreground_records terminal
+}
+
+case_foreground_run_forks_no_reader() {
+  ours_only
+  local b id i
+  b=$(new_bundle b sh -c 'while [ ! -e /go ]; do sleep 0.05; done')
+  # Control: a created container has a reader process of its own while it runs.
+  with_policy "$HARSH"
+  id=$(newid d)
+  must_create "$b" "$id"
+  for ((i = 0; i < 100; i++)); do  # the forked reader names itself soon after create returns
+    [ -n "$(find_forked sharness:denial "$id")" ] && break
+    sleep 0.05
+  done
+  [ "$i" -lt 100 ] || fail "no reader process beside created $id within 5 s: the case tests nothing"
+  must_start "$id"
+  touch "$b/rootfs/go"
+  wait_status "$id" stopped 20
+  rm "$b/rootfs/go"
+  # A foreground run has none, while it runs nor after (without --keep the record goes with it).
+  id=$(newid fg)
+  fg_run "$b" "$id"
+  wait_status "$id" running 20
+  assert_eq "" "$(find_forked sharness:denial "$id")" "a reader process beside the foreground run $id"
+  touch "$b/rootfs/go"
+  fg_wait "$id"
+  assert_eq "" "$(find_forked sharness:denial "$id")" "a reader process after the foreground run $id"
+  [ ! -e "$STATE/$id" ] || fail "run $id left its state dir"
 }
 
 tcase "seccomp: a refused unshare is recorded with its bound and field" case_seccomp_denial
 tcase "landlock: a refused read is recorded with its path, bound and field" case_landlock_denial
 tcase "audit off: the record says Landlock denials are not recorded" case_audit_off_said
 tcase "no policy: no record, and events --denials says so" case_no_record_without_policy
-tcase "loss: records the kernel dropped (rate limit) are reported as loss, with a count" case_loss_reported
+tcase "foreground run: the runtime records denials itself, with or without a terminal" case_foreground_run_records
+tcase "foreground run: no reader process is forked (create has one)" case_foreground_run_forks_no_reader
+tcase "loss: records the kernel dropped (rate limit) are reported as loss, with a count (create, foreground run)" case_loss_reported
 finish

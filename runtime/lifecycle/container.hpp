@@ -49,6 +49,9 @@ struct CreateOptions {
   // the sync socket it already has (Created::init_sock) and no start.sock is made.
   bool start_at_once = false;
   const Restoring* restoring = nullptr;  // restore: CRIU brings the processes back instead of clone3
+  // run in the foreground: the denials reader is handed back (Created::denials) for run to read
+  // while it waits for init, instead of forking a reader process (denial_reader.hpp).
+  bool own_denials = false;
   // policy learn (learn.hpp): record the run with the recording filter, loaded after every other
   // bound, under `learn_floor` (--from without the sections being learned) instead of --policy.
   bool learn = false;

@@ -739,15 +739,19 @@ Result<Launched> bring_back(Making& m, ContainerDir& dir, Undo& undo) {
 }
 
 // The denials reader (denial_reader.hpp), for a container under a policy that has a bound whose
-// refusals the kernel audits. An unprivileged runtime cannot read the audit log: it says so.
-Result<void> start_denial_reader(const Making& m, const ContainerDir& dir) {
+// refusals the kernel audits: subscribed now, before the workload runs; read by a process of its
+// own, or (o.own_denials: a foreground run) handed back to the caller. An unprivileged runtime
+// cannot read the audit log: it says so.
+Result<std::optional<DenialReader>> start_denial_reader(const Making& m, const ContainerDir& dir) {
   if (m.ext && (m.ext->seccomp || m.ext->landlock) && ::geteuid() != 0)
     log::warn("denials are not recorded: reading the audit log needs root (CAP_AUDIT_READ)");
-  if (!records_denials(m.x())) return {};
+  if (!records_denials(m.x())) return std::nullopt;
   // Not a bound but the record of one: a reader that cannot start is said, never fatal.
-  if (auto r = spawn_denial_reader(m.rec.pid, m.rec.start_time, dir.path() + "/" + kDenialLog); !r)
-    log::warn("denials are not recorded: " + r.error().what());
-  return {};
+  auto r = DenialReader::open(m.rec.pid, m.rec.start_time, dir.path() + "/" + kDenialLog);
+  if (r && m.o.own_denials) return std::move(*r);
+  Result<void> forked = r ? std::move(*r).fork_off() : fail(std::move(r.error()));
+  if (!forked) log::warn("denials are not recorded: " + forked.error().what());
+  return std::nullopt;
 }
 
 }  // namespace
@@ -794,7 +798,7 @@ Result<Created> create_container(const Globals& g, const CreateOptions& o, std::
   TRYV(save_state(m, dir));
   // clone3's pidfd pins init itself; a restored init's was opened by pid: the watchdog checks it.
   TRYV(start_wall_clock(m, dir, m.o.restoring ? -1 : out.launched.pidfd.get()));
-  TRYV(start_denial_reader(m, dir));
+  out.denials = TRY(start_denial_reader(m, dir));
   undo.armed = false;
   out.poststart = poststart_of(m.c());
   out.rec = std::move(m.rec);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 #include <vector>
@@ -24,7 +26,6 @@ namespace sh::lifecycle {
 namespace {
 
 constexpr int kTickMs = 1000;   // the lost counter is read this often
-constexpr int kDrainMs = 300;   // after init's exit: records still on their way through kauditd
 
 // Which processes are the container's: its pid namespace, or (sharing the host's) its cgroups.
 struct Membership {
@@ -77,62 +78,103 @@ void write_notices(int log, const audit::Status& st) {
                                     "recorded"));
 }
 
-// Read until init is gone and the drain is over.
-void read_denials(int sock, int log, int pidfd, pid_t init) {
-  Membership members = Membership::of(init);
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+struct DenialReader::State {
+  Fd sock, log, pidfd;
+  Membership members;
   audit::Assembler assembler;
-  auto st = audit::status();
-  uint32_t lost = st ? st->lost : 0;
-  if (st) write_notices(log, *st);
-  else append(log, note_json("loss", "the kernel's lost counter cannot be read: " + st.error().what()));
-  if (members.ses == audit::kNoSession)
-    append(log, note_json("notice", "no audit session could be started for the container (loginuid): a denial "
-                                    "of a process that exits before it is read may not be recorded"));
-  auto check_lost = [&]() {
+  std::vector<audit::Denial> out;
+  uint32_t lost = 0;
+  Clock::time_point next_tick;
+
+  void check_lost() {
     auto now = audit::status();
     if (now && now->lost != lost)
-      append(log, note_json("loss", "the kernel dropped audit records (backlog full or rate limit; a host-wide "
-                                    "count, some may be this container's)", (long long)(now->lost - lost)));
+      append(log.get(), note_json("loss", "the kernel dropped audit records (backlog full or rate limit; a "
+                                          "host-wide count, some may be this container's)",
+                                  (long long)(now->lost - lost)));
     if (now) lost = now->lost;
-  };
-  std::vector<audit::Denial> out;
-  auto emit = [&]() {
+    next_tick = Clock::now() + std::chrono::milliseconds(kTickMs);
+  }
+  void emit() {
     for (const auto& d : out) {
       // glibc tries clone3 first and falls back to clone: the policy's ENOSYS for it is by design.
       if (d.bound == "seccomp" && d.syscall == "clone3" && d.action == "errno") continue;
-      if (members.owns(d, assembler)) append(log, denial_json(d));
+      if (members.owns(d, assembler)) append(log.get(), denial_json(d));
     }
     out.clear();
-  };
-  bool draining = false;
-  for (;;) {
-    struct pollfd p[2] = {{sock, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    int n = ::poll(p, draining ? 1 : 2, draining ? kDrainMs : kTickMs);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      check_lost();
-      if (draining) break;
-      continue;
-    }
-    if (!draining && (p[1].revents & POLLIN)) draining = true;
+  }
+  void read_queued() {
     for (;;) {
       int type = 0;
       std::string text;
-      auto got = audit::receive(sock, type, text);
+      auto got = audit::receive(sock.get(), type, text);
       if (!got || *got == audit::Got::nothing) break;
       if (*got == audit::Got::overrun) {
-        append(log, note_json("loss", "the reader's audit socket overflowed: records were dropped"));
+        append(log.get(), note_json("loss", "the reader's audit socket overflowed: records were dropped"));
         continue;
       }
       if (auto r = audit::parse_record(type, text)) assembler.add(std::move(*r), out);
     }
     emit();
   }
-  assembler.flush(out);
-  emit();
+};
+
+DenialReader::DenialReader(std::unique_ptr<State> s) : s_(std::move(s)) {}
+DenialReader::DenialReader(DenialReader&&) noexcept = default;
+DenialReader& DenialReader::operator=(DenialReader&&) noexcept = default;
+DenialReader::~DenialReader() = default;
+
+Result<DenialReader> DenialReader::open(pid_t init_pid, uint64_t start_time, const std::string& log_path) {
+  auto s = std::make_unique<State>();
+  s->sock = TRYC("denials", audit::subscribe());
+  s->log.reset(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!s->log) return sys_error("denials: open " + log_path);
+  s->pidfd = proc::pidfd_of(init_pid, start_time);
+  if (!s->pidfd) return fail("denials: container init " + std::to_string(init_pid) + " is gone");
+  s->members = Membership::of(init_pid);
+  int log = s->log.get();
+  auto st = audit::status();
+  if (st) {
+    s->lost = st->lost;
+    write_notices(log, *st);
+  } else {
+    append(log, note_json("loss", "the kernel's lost counter cannot be read: " + st.error().what()));
+  }
+  if (s->members.ses == audit::kNoSession)
+    append(log, note_json("notice", "no audit session could be started for the container (loginuid): a denial "
+                                    "of a process that exits before it is read may not be recorded"));
+  s->next_tick = Clock::now() + std::chrono::milliseconds(kTickMs);
+  return DenialReader(std::move(s));
 }
 
-}  // namespace
+int DenialReader::fd() const { return s_->sock.get(); }
+
+int DenialReader::tick_ms() const {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(s_->next_tick - Clock::now()).count();
+  return int(std::clamp<long long>(left, 0, kTickMs));
+}
+
+void DenialReader::step(bool readable) {
+  if (readable) s_->read_queued();
+  if (Clock::now() >= s_->next_tick) s_->check_lost();
+}
+
+void DenialReader::drain(int quiet_ms) {
+  for (;;) {
+    struct pollfd p {s_->sock.get(), POLLIN, 0};
+    int n = ::poll(&p, 1, quiet_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    s_->read_queued();
+  }
+  s_->assembler.flush(s_->out);
+  s_->emit();
+  s_->check_lost();
+}
 
 bool records_denials(const policy::Extension* ext) { return ext && (ext->seccomp || ext->landlock) && ::geteuid() == 0; }
 
@@ -158,37 +200,41 @@ std::string note_json(const char* kind, const std::string& detail, long long los
   return w.str();
 }
 
-Result<void> spawn_denial_reader(pid_t init_pid, uint64_t start_time, const std::string& log_path) {
-  Fd sock = TRYC("denials", audit::subscribe());
-  Fd log(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!log) return sys_error("denials: open " + log_path);
-  Fd pidfd = proc::pidfd_of(init_pid, start_time);
-  if (!pidfd) return fail("denials: container init " + std::to_string(init_pid) + " is gone");
+Result<void> DenialReader::fork_off() && {
+  State& s = *s_;
   // One fork, as the watchdog's clone: the runtime exits soon and the reader is re-parented to
   // the caller's subreaper; the runtime only ever waits for specific pids, so it never reaps it.
   // (A second fork to detach at once cost a copy of the runtime's page tables per create.)
   pid_t child = ::fork();
   if (child < 0) return sys_error("denials: fork");
-  if (child == 0) {
-    ::setsid();
-    ::prctl(PR_SET_NAME, "sharness:denials");
-    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    for (int fd = 0; fd < 3; ++fd) ::dup3(null, fd, 0);
-    // Every other fd closed, in the ranges between the three kept: a close per fd number was
-    // ~1 000 system calls (983 of them EBADF) in every create under a policy.
-    int keep[] = {sock.get(), log.get(), pidfd.get()};
-    std::ranges::sort(keep);
-    unsigned from = 3;
-    for (int k : keep) {
-      if (unsigned(k) < from) continue;
-      if (unsigned(k) > from) ::syscall(SYS_close_range, from, unsigned(k) - 1, 0);
-      from = unsigned(k) + 1;
-    }
-    ::syscall(SYS_close_range, from, ~0U, 0);
-    read_denials(sock.get(), log.get(), pidfd.get(), init_pid);
-    _exit(0);
+  if (child > 0) return {};  // our copies of the fds close with *this
+  ::setsid();
+  ::prctl(PR_SET_NAME, "sharness:denials");
+  sigset_t none;  // a foreground run forks it with the signals it forwards blocked
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd < 3; ++fd) ::dup3(null, fd, 0);
+  // Every other fd closed, in the ranges between the three kept: a close per fd number was
+  // ~1 000 system calls (983 of them EBADF) in every create under a policy.
+  int keep[] = {s.sock.get(), s.log.get(), s.pidfd.get()};
+  std::ranges::sort(keep);
+  unsigned from = 3;
+  for (int k : keep) {
+    if (unsigned(k) < from) continue;
+    if (unsigned(k) > from) ::syscall(SYS_close_range, from, unsigned(k) - 1, 0);
+    from = unsigned(k) + 1;
   }
-  return {};
+  ::syscall(SYS_close_range, from, ~0U, 0);
+  for (;;) {
+    struct pollfd p[2] = {{s.sock.get(), POLLIN, 0}, {s.pidfd.get(), POLLIN, 0}};
+    int n = ::poll(p, 2, tick_ms());
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0 && (p[1].revents & POLLIN)) break;
+    step(n > 0 && p[0].revents);
+  }
+  drain(kDenialDrainMs);
+  _exit(0);
 }
 
 }  // namespace sh::lifecycle

@@ -6,6 +6,7 @@
 
 #include "oci/config.hpp"
 #include "runtime/lifecycle/container.hpp"
+#include "runtime/lifecycle/denial_reader.hpp"
 #include "runtime/lifecycle/sidecar.hpp"
 #include "runtime/lifecycle/state_store.hpp"
 #include "runtime/linux/cgroups.hpp"
@@ -30,13 +31,15 @@ using ListenerHook = std::function<Result<void>(const std::string& fd_number)>;
 Result<void> start_locked(ContainerDir& dir, Record& rec, const Poststart* poststart = nullptr,
                           const ListenerHook* learning = nullptr, int init_sock = -1);
 // create, for run: the bundle it already loaded (or none), and what start needs afterwards:
-// the container's dir still locked, its record, the config's poststart hooks.
+// the container's dir still locked, its record, the config's poststart hooks; and the denials
+// reader when CreateOptions::own_denials asked for it and the container has a record.
 struct Created {
   Launched launched;
   ContainerDir dir;
   Record rec;
   Poststart poststart;
   Fd init_sock;  // CreateOptions::start_at_once: the sync socket init waits for `start` on
+  std::optional<DenialReader> denials;
 };
 Result<Created> create_container(const Globals& g, const CreateOptions& o, std::optional<Bundle> loaded);
 // The one undo of a container, for `delete` and for a create that failed, in this order:
@@ -60,8 +63,8 @@ int exit_code(int wait_status);
 // A wait status in words: "exit code 1", "killed by signal 9 (Killed)".
 std::string describe_wait_status(int wait_status);
 // Wait for a child we launched, forwarding the signals a user sends us; returns its exit
-// code (128+signal when killed).
-Result<int> wait_forwarding(const Launched& l);
+// code (128+signal when killed). `denials`: a container's reader, read while we wait.
+Result<int> wait_forwarding(const Launched& l, DenialReader* denials = nullptr);
 
 // A container that has processes (rules::has_processes), for an operation on its cgroup: its
 // locked (or not) dir, its record and status (live.cpp).

@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "base/log.hpp"
 #include "runtime/lifecycle/container.hpp"
 #include "runtime/lifecycle/internal.hpp"
 #include "runtime/lifecycle/preserved_fds.hpp"
@@ -31,7 +32,7 @@ std::string describe_wait_status(int status) {
   return "wait status " + std::to_string(status);
 }
 
-Result<int> wait_forwarding(const Launched& l) {
+Result<int> wait_forwarding(const Launched& l, DenialReader* denials) {
   sigset_t set;
   sigemptyset(&set);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGTSTP, SIGPIPE})
@@ -39,10 +40,12 @@ Result<int> wait_forwarding(const Launched& l) {
   sigprocmask(SIG_BLOCK, &set, nullptr);
   Fd sfd(::signalfd(-1, &set, SFD_CLOEXEC));
   for (;;) {
-    struct pollfd p[2] = {{l.pidfd.get(), POLLIN, 0}, {sfd.get(), POLLIN, 0}};
-    int n = ::poll(p, sfd ? 2 : 1, -1);
+    struct pollfd p[3] = {{l.pidfd.get(), POLLIN, 0}, {sfd.get(), POLLIN, 0},
+                          {denials ? denials->fd() : -1, POLLIN, 0}};
+    int n = ::poll(p, 3, denials ? denials->tick_ms() : -1);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return sys_error("wait for container");
+    if (denials) denials->step(p[2].revents != 0);
     if (p[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       if (::read(sfd.get(), &si, sizeof si) == sizeof si)
@@ -56,6 +59,24 @@ Result<int> wait_forwarding(const Launched& l) {
     }
   }
 }
+
+namespace {
+
+// Init has exited. Without --keep the record is deleted next: what is queued now is read, and
+// nothing is waited for (nor the kernel's lost counter asked). With --keep the record outlives
+// the container and must be complete: what kauditd still delivers (the reader's drain, 300 ms)
+// is read by a process of its own, so that `run` returns when init exits, as it did when a reader
+// was forked at create. That fork costs what the create-time one did, but only for run --keep;
+// draining here would add 300 ms of wall time to each of those.
+void end_denials(DenialReader&& denials, bool keep) {
+  if (!keep) return denials.step(true);
+  if (auto r = std::move(denials).fork_off(); !r) {
+    log::warn("denials: the last records are read here: " + r.error().what());
+    denials.drain(kDenialDrainMs);
+  }
+}
+
+}  // namespace
 
 Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool keep) {
   TRYV(check_preserved_fds(opts.preserve_fds));  // before the console socketpair below
@@ -73,6 +94,7 @@ Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool k
     theirs.reset(sp[1]);
     o.console_fd = theirs.get();
   }
+  o.own_denials = !detach;  // we stay until init exits: we read its denials ourselves
   Created made = TRY(create_container(g, o, std::move(loaded)));
   const Launched& l = made.launched;
   theirs.reset();
@@ -93,7 +115,9 @@ Result<int> run(const Globals& g, const CreateOptions& opts, bool detach, bool k
   }
   made.dir = ContainerDir();  // unlock: kill, pause, delete must not wait for the process
   if (detach) return 0;
-  int code = master ? TRY(proxy_and_wait(l, master.get())) : TRY(wait_forwarding(l));
+  DenialReader* denials = made.denials ? &*made.denials : nullptr;
+  int code = master ? TRY(proxy_and_wait(l, master.get(), denials)) : TRY(wait_forwarding(l, denials));
+  if (denials) end_denials(std::move(*denials), keep);
   if (!keep) TRYV(remove(g, o.id, true));
   return code;
 }

@@ -53,7 +53,7 @@ bool pump(int from, int to) {
 
 }  // namespace
 
-Result<int> proxy_and_wait(const Launched& l, int master) {
+Result<int> proxy_and_wait(const Launched& l, int master, DenialReader* denials) {
   sigset_t set;
   sigemptyset(&set);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGPIPE}) sigaddset(&set, s);
@@ -63,12 +63,13 @@ Result<int> proxy_and_wait(const Launched& l, int master) {
   copy_winsize(master);
   bool stdin_open = true;
   for (;;) {
-    struct pollfd p[4] = {{master, POLLIN, 0}, {l.pidfd.get(), POLLIN, 0}, {sfd.get(), POLLIN, 0},
-                          {stdin_open ? 0 : -1, POLLIN, 0}};
-    if (::poll(p, 4, -1) < 0) {
+    struct pollfd p[5] = {{master, POLLIN, 0}, {l.pidfd.get(), POLLIN, 0}, {sfd.get(), POLLIN, 0},
+                          {stdin_open ? 0 : -1, POLLIN, 0}, {denials ? denials->fd() : -1, POLLIN, 0}};
+    if (::poll(p, 5, denials ? denials->tick_ms() : -1) < 0) {
       if (errno == EINTR) continue;
       return sys_error("poll terminal");
     }
+    if (denials) denials->step(p[4].revents != 0);
     if (p[0].revents & POLLIN) pump(master, 1);
     if (p[3].revents & (POLLIN | POLLHUP)) stdin_open = pump(0, master);
     if (p[2].revents & POLLIN) {

@@ -2,11 +2,12 @@
 
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
-#include <ctime>
 
 namespace sh::audit {
 namespace {
@@ -38,11 +39,17 @@ Result<Status> status() {
   req.h.nlmsg_seq = 1;
   if (::send(s.get(), &req, sizeof req, 0) < 0) return sys_error("audit: AUDIT_GET");
   alignas(nlmsghdr) char buf[8192];
-  for (int tries = 0; tries < 100; ++tries) {
+  // The kernel sends the reply from a thread it starts for it (audit_send_reply): wait for it
+  // to arrive rather than sleeping in steps (a 10 ms step was most of a foreground run's wall
+  // time under a policy, which asks twice). At most a second, as before.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
     ssize_t n = ::recv(s.get(), buf, sizeof buf, 0);
-    if (n < 0 && errno == EAGAIN) {
-      struct timespec ts{0, 10'000'000};
-      nanosleep(&ts, nullptr);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) break;
+      struct pollfd p{s.get(), POLLIN, 0};
+      (void)::poll(&p, 1, int(left));
       continue;
     }
     if (n < 0) return sys_error("audit: AUDIT_GET reply");
