@@ -350,7 +350,39 @@ class Bench:
                 reap()
         return None
 
-    def measure(self, argv, jobs=None):
+    def settle(self, secs=3.0):
+        """Until no process is left in the CLI cgroup (at most secs): what a command left behind
+        (our wall-clock watchdog dies with the container's init; a denials reader forked at the end
+        of `run --keep` drains 300 ms) has exited."""
+        end = time.monotonic() + secs
+        while open(os.path.join(self.join, "cgroup.procs")).read().strip():
+            if time.monotonic() > end:
+                raise RuntimeError(f"processes still in {self.join} after {secs} s")
+            time.sleep(0.002)
+
+    def cgroup_cpu_ns(self):
+        """CPU of everything in the accounting cgroup: v1 cpuacct.usage, else v2 cpu.stat."""
+        try:
+            return int(open(os.path.join(self.acct, "cpuacct.usage")).read())
+        except FileNotFoundError:
+            for line in open(os.path.join(self.acct, "cpu.stat")):
+                k, v = line.split()
+                if k == "usage_usec":
+                    return int(v) * 1000
+        raise RuntimeError(f"no CPU accounting in {self.acct}")
+
+    def measure(self, argv, jobs=None, settle=False):
+        """One command, measured. settle (a `run`): its CPU is counted from a quiet CLI cgroup until
+        the cgroup is quiet again, so that what it leaves running for a moment after it returns is
+        charged to it and not to whatever is measured next (CPU split into user and system stays
+        the command's own window)."""
+        if settle and self.acct:
+            self.settle()
+            before = self.cgroup_cpu_ns()
+            m = self.measure(argv, jobs)
+            self.settle()
+            m["cpu_ms"] = (self.cgroup_cpu_ns() - before) / 1e6
+            return m
         err = os.path.join(self.tmp, "log", "measure.err")
         if os.path.exists(err):
             os.unlink(err)
@@ -378,7 +410,7 @@ class Bench:
     def run_and_record(self, rt, op, cid, bundle, r, policy=None):
         """For the profile tools: `run` the bundle as cid and record it under op in a measured
         round (r >= 0); a failed run is reported and deleted. Returns the measurement."""
-        m = self.measure(rt.cmd("run", "--bundle", bundle, cid, policy=policy))
+        m = self.measure(rt.cmd("run", "--bundle", bundle, cid, policy=policy), settle=True)
         if m["rc"] != 0:
             log(f"{op} {rt.name}: run failed (rc {m['rc']}): {first_line(m['err'])}")
             call(rt.cmd("delete", "--force", cid))
@@ -449,12 +481,12 @@ class Bench:
             for rt in self.rotate(r):
                 cid = self.newid(rt, "run")
                 b = self.bundle(cid, ["/bin/true"], netns=netns, seccomp=seccomp)
-                self.measure_round(rt, op, rt.cmd("run", "--bundle", b, cid), cid, r)
+                self.measure_round(rt, op, rt.cmd("run", "--bundle", b, cid), cid, r, settle=True)
 
-    def measure_round(self, rt, op, argv, cid, r):
+    def measure_round(self, rt, op, argv, cid, r, settle=False):
         """One measured command of round r: recorded under op (r >= 0), or the reason op is n/a
         for rt when it fails (and the container cid deleted)."""
-        m = self.measure(argv)
+        m = self.measure(argv, settle=settle)
         if m["rc"] != 0:
             rt.na.setdefault(op, first_line(m["err"]) or f"exit {m['rc']}")
             call(rt.cmd("delete", "--force", cid))
@@ -561,7 +593,7 @@ class Bench:
             for pol in ([None, harsh] if r % 2 == 0 else [harsh, None]):
                 cid = self.newid(rt, "pol")
                 b = self.bundle(cid, ["/bin/true"])
-                m = self.measure(rt.cmd("run", "--bundle", b, cid, policy=pol))
+                m = self.measure(rt.cmd("run", "--bundle", b, cid, policy=pol), settle=True)
                 if m["rc"] != 0:
                     call(rt.cmd("delete", "--force", cid))
                     if pol:
