@@ -1,7 +1,8 @@
 // maskedPaths and readonlyPaths, after pivot_root, relative to the new root's fd.
 // A path is opened O_PATH|O_NOFOLLOW through RESOLVE_IN_ROOT: a symlink at the end is
 // refused, never followed (CVE-2025-31133); an absent path is skipped.
-//   masked dir  -> an empty read-only tmpfs on it;
+//   masked dir  -> an empty read-only tmpfs on it: one made for the first, a bind of that very
+//                  mount for each next (one superblock, not one per directory);
 //   masked file -> /dev/null bound on it, /dev/null first checked to be char 1:3 by
 //                  fstat of an O_PATH fd, and that very fd is what gets cloned;
 //   read-only   -> a recursive bind of the path onto itself with MOUNT_ATTR_RDONLY; the
@@ -44,14 +45,23 @@ Result<Fd> verified_dev_null(int root_fd) {
   return null;
 }
 
-Result<void> mask_one(int root_fd, const std::string& path, Fd& dev_null) {
+// `empty`: the first masked directory's tmpfs, once attached. The others get a clone of that
+// mount: the same empty, read-only superblock, where a tmpfs each cost a superblock's set-up and
+// teardown (its LRU lists and shrinker, under locks the teardown of the container before also
+// takes: bench/results/profile.md). What the container sees is the same: an empty directory on a
+// `tmpfs` mount with ro,nosuid,nodev,noexec.
+Result<void> mask_one(int root_fd, const std::string& path, Fd& dev_null, Fd& empty) {
   Fd target = TRY(open_target(root_fd, path));
   if (!target) return {};  // nothing there, nothing to hide
   struct stat st;
   if (::fstat(target.get(), &st) < 0) return sys_error("stat");
   Fd mnt;
   if (S_ISDIR(st.st_mode)) {
+    if (empty) return attach(TRY(clone_tree(empty.get(), "", false)).get(), target.get());
     mnt = TRY(new_mount("tmpfs", "tmpfs", "", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC));
+    TRYV(attach(mnt.get(), target.get()));
+    empty = std::move(mnt);
+    return {};
   } else {
     if (!dev_null) dev_null = TRY(verified_dev_null(root_fd));
     mnt = TRY(clone_tree(dev_null.get(), "", false));
@@ -71,8 +81,9 @@ Result<void> readonly_one(int root_fd, const std::string& path) {
 
 Result<void> mask_paths(int root_fd, const std::vector<std::string>& paths) {
   Fd dev_null;  // looked up (and verified) once, only if a file needs it
+  Fd empty;     // made once, only if a directory needs it
   for (const auto& p : paths) {
-    auto r = mask_one(root_fd, p, dev_null);
+    auto r = mask_one(root_fd, p, dev_null, empty);
     if (!r) return std::unexpected(std::move(r.error()).context("mask " + p));
   }
   return {};
