@@ -10,19 +10,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/keyctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#define KEY_SPEC_USER_KEYRING -4
-#define KEY_SPEC_SESSION_KEYRING -3
-#define KEYCTL_GET_KEYRING_ID 0
-#define KEYCTL_JOIN_SESSION_KEYRING 1
-#define KEYCTL_REVOKE 3
-#define KEYCTL_DESCRIBE 6
-#define KEYCTL_SETPERM 5
 
 static int show(void) {
   long id = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
