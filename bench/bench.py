@@ -105,6 +105,7 @@ class Runtime:
         self.name, self.path, self.prefix = name, path, prefix
         self.loader = loader or []
         self.origin = path      # where it is installed (the bench runs a copy: Bench.copy_runtimes)
+        self.tree = None        # crun_trixie(): the extracted tree it runs from
         self.root = None        # --root, set once the temp dir exists
         self.broken = None      # why it cannot run at all (probe failed)
         self.na = {}            # op -> why it is n/a for this runtime
@@ -121,8 +122,10 @@ class Runtime:
 def crun_trixie(name, crun_new, prefix):
     """Debian 13's crun in the directory bench/crun-trixie.sh filled, run through its own loader."""
     lib = os.path.join(crun_new, "root", "usr", "lib", "x86_64-linux-gnu")
-    return Runtime(name, os.path.join(crun_new, "root", "usr", "bin", "crun"), prefix,
-                   loader=[os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib])
+    rt = Runtime(name, os.path.join(crun_new, "root", "usr", "bin", "crun"), prefix,
+                 loader=[os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib])
+    rt.tree = crun_new
+    return rt
 
 
 def runtime_arg(i, arg):
@@ -188,12 +191,10 @@ class Bench:
         d = os.path.join(self.tmp, "bin")
         for rt in self.rts:
             dst = os.path.join(d, rt.name)
-            if rt.loader:  # crun_trixie(): the whole extracted tree, its loader and libraries too
-                src = rt.path[:rt.path.index("/root/usr/bin/")]
-                shutil.copytree(src, dst, symlinks=True)
-                rt.path = os.path.join(dst, os.path.relpath(rt.path, src))
-                lib = os.path.join(dst, "root", "usr", "lib", "x86_64-linux-gnu")
-                rt.loader = [os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path", lib]
+            if rt.tree:  # crun_trixie(): the whole extracted tree, its loader and libraries too
+                shutil.copytree(rt.tree, dst, symlinks=True)
+                copy = crun_trixie(rt.name, dst, rt.prefix)
+                rt.path, rt.loader, rt.tree = copy.path, copy.loader, copy.tree
                 continue
             # Alone: nothing here asks ours for a helper installed next to it (sharness-kms, ...).
             os.makedirs(dst)
